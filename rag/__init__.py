@@ -1,0 +1,1 @@
+"""Cited question answering over research-paper abstracts."""

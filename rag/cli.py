@@ -1,0 +1,67 @@
+"""The `rag` command line. Heavy libraries are imported inside commands so --help is instant."""
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from rag.config import get_settings
+from rag.errors import RagError
+
+app = typer.Typer(
+    help="Ask questions about research-paper abstracts and get answers cited by paper title.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+
+
+@app.command("ingest")
+def ingest_command(
+    paths: list[Path] = typer.Argument(
+        None, help="Corpus files or folders (.txt seed layout, .jsonl, .csv). Default: the seeds."
+    ),
+    titles: Path = typer.Option(None, "--titles", help="Titles sidecar JSONL to merge."),
+    prune: bool = typer.Option(False, "--prune", help="Remove indexed papers not in the corpus."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object of counts."),
+):
+    """Index the corpus into Chroma (an upsert: re-running changes only what changed)."""
+    from rag.index import run_ingest
+
+    report = run_ingest(get_settings(), paths or None, titles, prune, show_progress=not as_json)
+    for problem in report.problems:
+        typer.secho(f"rejected: {problem}", err=True, fg="yellow")
+    if as_json:
+        typer.echo(json.dumps(report.model_dump()))
+    else:
+        typer.echo(
+            f"{report.papers} papers: {report.added} added, {report.updated} updated, "
+            f"{report.unchanged} unchanged, {report.removed} removed, {report.errors} errors"
+        )
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@app.command("papers")
+def papers_command(as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")):
+    """List the indexed papers."""
+    from rag.index import open_store
+
+    papers = open_store(get_settings()).papers()
+    if as_json:
+        rows = [paper.model_dump(exclude={"abstract"}) for paper in papers]
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        return
+    for paper in papers:
+        authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
+        venue = f" ({paper.venue})" if paper.venue else ""
+        typer.echo(f"{paper.paper_id}  {paper.title}{venue}" + (f" — {authors}" if authors else ""))
+    typer.echo(f"{len(papers)} papers indexed.", err=True)
+
+
+def main() -> None:
+    """Entry point: user-facing errors print their message, not a traceback."""
+    try:
+        app()
+    except RagError as error:
+        typer.secho(f"Error: {error}", err=True, fg="red")
+        sys.exit(2)

@@ -1,0 +1,74 @@
+"""Settings: the one place that reads the environment (RAG_* variables and .env)."""
+
+from pathlib import Path
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+BUNDLED_EMBEDDER = "all-MiniLM-L6-v2"
+
+
+class Settings(BaseSettings):
+    """All configuration, built once at the edge (CLI command, UI start, test) and passed down."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RAG_", env_file=".env", extra="forbid", validate_default=True
+    )
+
+    data_dir: Path = Field(
+        Path("data"), description="Where the vector store, BM25 index and model cache live."
+    )
+    corpus_paths: list[Path] = Field(
+        [Path("seeds")],
+        description="Corpus files or folders (.txt seed layout, .jsonl, .csv) ingested by default.",
+    )
+    titles_path: Path | None = Field(
+        Path("seeds/titles.jsonl"),
+        description="Titles sidecar (JSONL with abstract_start, title, authors, url, venue).",
+    )
+    embedding_model: str = Field(
+        BUNDLED_EMBEDDER,
+        description="'all-MiniLM-L6-v2' (bundled, offline), 'fake' (tests), "
+        "or a path to a local sentence-transformers model folder.",
+    )
+    embedding_batch_size: int = Field(64, ge=1, description="Texts embedded per batch.")
+    chunk_size: int = Field(
+        200, ge=32, description="Maximum word pieces per chunk, title prefix included."
+    )
+    chunk_overlap: int = Field(32, ge=0, description="Word pieces shared by neighbouring chunks.")
+    max_abstract_chars: int = Field(
+        20_000, ge=100, description="Longer abstracts are rejected as malformed records."
+    )
+    chroma_host: str | None = Field(
+        None, description="Chroma server host; unset means an embedded store under data_dir."
+    )
+    chroma_port: int = Field(8000, description="Chroma server port (with chroma_host).")
+    collection_name: str = Field("papers", description="Chroma collection holding the chunks.")
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "Settings":
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than "
+                f"chunk_size ({self.chunk_size})"
+            )
+        return self
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+
+def get_settings(**overrides) -> Settings:
+    """Build settings from the environment and .env, with explicit overrides on top."""
+    from pydantic import ValidationError
+
+    from rag.errors import ConfigError
+
+    try:
+        return Settings(**overrides)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors()
+        )
+        raise ConfigError(f"Invalid settings ({problems}). Check your RAG_* variables and .env.")

@@ -1,0 +1,90 @@
+"""Turn corpus files into Paper objects: seed layouts, JSONL, CSV, plus a titles sidecar."""
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from rag.corpus.records import RecordError, build_paper
+from rag.corpus.seeds import seed_records
+from rag.corpus.tabular import csv_records, jsonl_records
+from rag.corpus.titles import apply_titles, load_titles
+from rag.errors import CorpusError
+from rag.models import Paper, Problem
+
+SUFFIXES = (".txt", ".jsonl", ".csv")
+
+
+class Corpus(BaseModel):
+    """The papers read from the corpus files, and every record that was rejected."""
+
+    papers: list[Paper]
+    problems: list[Problem]
+
+
+def corpus_files(paths: list[Path], skip: Path | None = None) -> list[Path]:
+    """Expand folders into their corpus files (sorted); a missing path is an error."""
+    files = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES)
+            files += [p for p in found if not (skip and p.resolve() == skip.resolve())]
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise CorpusError(f"Corpus path {path} does not exist; check the path or RAG_CORPUS_PATHS.")
+    return files
+
+
+def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Problem]]:
+    """Papers and problems from one file; the layout is chosen by the file's suffix."""
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        return [], [Problem(file=str(path), message=(
+            f"unsupported file type '{suffix}'; use .txt (seed layout), .jsonl or .csv"))]
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    if not text.strip():
+        return [], [Problem(file=str(path), message="file is empty")]
+    rejected: list[tuple[int | None, str]] = []
+    try:
+        if suffix == ".txt":
+            records = seed_records(text)
+        elif suffix == ".jsonl":
+            records, rejected = jsonl_records(text)
+        else:
+            records = csv_records(text)
+    except RecordError as error:
+        return [], [Problem(file=str(path), message=str(error))]
+    papers = []
+    for line, record in records:
+        try:
+            papers.append(build_paper(record, str(path), max_abstract_chars))
+        except RecordError as error:
+            rejected.append((line, str(error)))
+    if not records and not rejected:
+        rejected.append((None, "no abstracts found"))
+    problems = [Problem(file=str(path), line=line, message=msg) for line, msg in sorted(
+        rejected, key=lambda item: item[0] or 0)]
+    return papers, problems
+
+
+def load_corpus(
+    paths: list[Path], titles_path: Path | None, max_abstract_chars: int
+) -> Corpus:
+    """Read every corpus file, merge the titles sidecar, and drop duplicate abstracts."""
+    papers, problems = [], []
+    for path in corpus_files(paths, skip=titles_path):
+        found, rejected = read_file(path, max_abstract_chars)
+        papers += found
+        problems += rejected
+    if titles_path is not None:
+        entries, title_problems = load_titles(titles_path)
+        papers = apply_titles(papers, entries)
+        problems += title_problems
+    unique: dict[str, Paper] = {}
+    for paper in papers:
+        if paper.paper_id in unique:
+            problems.append(Problem(file=paper.source_file, message=(
+                f"duplicate abstract of '{unique[paper.paper_id].title}' skipped")))
+        else:
+            unique[paper.paper_id] = paper
+    return Corpus(papers=list(unique.values()), problems=problems)

@@ -1,0 +1,78 @@
+"""Turn one raw record (from any file layout) into a validated Paper."""
+
+import re
+
+from rag.models import Paper, paper_id_for
+
+TRUNCATION_MARKS = ("等", "et al.", "et al", "...", "…")
+DERIVED_TITLE_WORDS = 12
+
+
+class RecordError(ValueError):
+    """This record is unusable; the message says why."""
+
+
+def split_authors(raw: str | list | None) -> tuple[list[str], bool]:
+    """Authors as a list, and whether the source truncated the list ("等", "et al.")."""
+    if raw is None:
+        return [], False
+    if isinstance(raw, list):
+        raw = ", ".join(str(name) for name in raw)
+    text = str(raw).strip()
+    truncated = False
+    for mark in TRUNCATION_MARKS:
+        if text.endswith(mark):
+            text, truncated = text[: -len(mark)].rstrip(" ,;，"), True
+    names = [name.strip() for name in re.split(r"[,;，；]|\band\b", text) if name.strip()]
+    return names, truncated
+
+
+def split_area(raw: str | None) -> tuple[str | None, str | None]:
+    """'Area · Subarea' into its two parts; a plain area has no subarea."""
+    if not raw or not str(raw).strip():
+        return None, None
+    area, _, subarea = str(raw).partition("·")
+    return area.strip() or None, subarea.strip() or None
+
+
+def derive_title(abstract: str) -> str:
+    """A short title from the abstract's first sentence, for papers without a known title."""
+    first_sentence = re.split(r"(?<=[.!?])\s", abstract.strip(), maxsplit=1)[0]
+    words = first_sentence.split()
+    title = " ".join(words[:DERIVED_TITLE_WORDS]).rstrip(".,;:")
+    return title + ("…" if len(words) > DERIVED_TITLE_WORDS else "")
+
+
+def clean(value) -> str | None:
+    text = re.sub(r"\s+", " ", str(value)).strip() if value is not None else ""
+    return text or None
+
+
+def build_paper(record: dict, source_file: str, max_abstract_chars: int) -> Paper:
+    """Validate a raw record and build its Paper; raises RecordError with the reason."""
+    abstract = clean(record.get("abstract"))
+    if not abstract:
+        raise RecordError("empty abstract")
+    if len(abstract) > max_abstract_chars:
+        raise RecordError(
+            f"abstract is {len(abstract):,} characters, over the {max_abstract_chars:,} limit "
+            "(RAG_MAX_ABSTRACT_CHARS); is this record malformed?"
+        )
+    if any("\udc80" <= ch <= "\udcff" for value in record.values() for ch in str(value)):
+        raise RecordError("not valid UTF-8; save the file as UTF-8")
+    authors, truncated = split_authors(record.get("authors"))
+    area, subarea = split_area(record.get("area"))
+    title = clean(record.get("title"))
+    return Paper(
+        paper_id=paper_id_for(abstract),
+        title=title or derive_title(abstract),
+        title_source="metadata" if title else "derived",
+        authors=authors,
+        authors_truncated=truncated,
+        area=area,
+        subarea=clean(record.get("subarea")) or subarea,
+        venue=clean(record.get("venue")),
+        url=clean(record.get("url")),
+        abstract=abstract,
+        source_file=source_file,
+    )

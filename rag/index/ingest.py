@@ -1,0 +1,109 @@
+"""Ingest: upsert papers into the store keyed by chunk ids; unchanged papers cost nothing."""
+
+from collections.abc import Iterator
+
+from pydantic import BaseModel, Field
+
+from rag.index.chunking import Chunker
+from rag.index.store import ChromaStore, IndexedPaper, chunk_metadata, content_hash
+from rag.models import Paper, Problem, normalize_text
+
+CHUNKS_PER_WRITE = 256
+
+
+class IngestReport(BaseModel):
+    """Counts of what ingest did, plus the records it rejected."""
+
+    papers: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    errors: int = 0
+    problems: list[str] = Field(default_factory=list)
+
+
+class Plan(BaseModel):
+    """Which papers to write, and which old chunk ids become obsolete."""
+
+    write: list[Paper] = Field(default_factory=list)
+    obsolete: dict[str, set[str]] = Field(default_factory=dict)  # new paper_id -> old chunk ids
+    removed: list[str] = Field(default_factory=list)  # chunk ids of pruned papers
+    report: IngestReport
+
+
+def plan_ingest(
+    papers: list[Paper], indexed: dict[str, IndexedPaper], signature: str, prune: bool
+) -> Plan:
+    """Compare the corpus with the store. A paper whose abstract changed but whose title and
+    file did not is an update of the old paper, not a new one."""
+    incoming = {paper.paper_id for paper in papers}
+    stale = {pid: entry for pid, entry in indexed.items() if pid not in incoming}
+    stale_by_title = {(e.title_key, e.source_file): pid for pid, e in stale.items()}
+    plan = Plan(report=IngestReport(papers=len(papers)))
+    for paper in papers:
+        entry = indexed.get(paper.paper_id)
+        if entry is None:
+            old_id = stale_by_title.pop((normalize_text(paper.title), paper.source_file), None)
+            entry = stale.pop(old_id) if old_id else None
+        if entry is None:
+            plan.report.added += 1
+        elif (entry.content_hash == content_hash(paper, signature)
+              and len(entry.chunk_ids) == entry.expected_chunks):
+            plan.report.unchanged += 1
+            continue
+        else:
+            plan.report.updated += 1
+            plan.obsolete[paper.paper_id] = entry.chunk_ids
+        plan.write.append(paper)
+    if prune:
+        plan.removed = sorted(chunk_id for entry in stale.values() for chunk_id in entry.chunk_ids)
+        plan.report.removed = len(stale)
+    return plan
+
+
+def batches(papers: list[Paper], chunker: Chunker) -> Iterator[list[tuple[Paper, list]]]:
+    """Groups of (paper, chunks), never splitting one paper's chunks across writes."""
+    batch, size = [], 0
+    for paper in papers:
+        chunks = chunker.chunks(paper)
+        batch.append((paper, chunks))
+        size += len(chunks)
+        if size >= CHUNKS_PER_WRITE:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def ingest(
+    papers: list[Paper], store: ChromaStore, chunker: Chunker, prune: bool = False,
+    show_progress: bool = True,
+) -> IngestReport:
+    """Write new and changed papers, drop obsolete chunks, and (with prune) vanished papers.
+    New chunks are written before old ones are deleted, so an interrupted ingest never loses a
+    paper and the next run converges."""
+    from tqdm import tqdm
+
+    plan = plan_ingest(papers, store.indexed_papers(), chunker.signature, prune)
+    with tqdm(total=len(plan.write), desc="Indexing papers", unit="paper",
+              disable=not show_progress or None) as bar:
+        for batch in batches(plan.write, chunker):
+            written = _write(batch, store, chunker)
+            old = set().union(*(plan.obsolete.get(paper.paper_id, set()) for paper, _ in batch))
+            store.delete(sorted(old - written))
+            bar.update(len(batch))
+    store.delete(plan.removed)
+    return plan.report
+
+
+def _write(batch: list[tuple[Paper, list]], store: ChromaStore, chunker: Chunker) -> set[str]:
+    ids, texts, metadatas = [], [], []
+    for paper, chunks in batch:
+        paper_hash = content_hash(paper, chunker.signature)
+        for chunk in chunks:
+            ids.append(chunk.chunk_id)
+            texts.append(chunk.text)
+            metadatas.append(chunk_metadata(paper, chunk, len(chunks), paper_hash))
+    store.write(ids, texts, chunker.embedder.embed(texts), metadatas)
+    return set(ids)

@@ -1,0 +1,147 @@
+"""The Chroma store of chunks (embedded on disk, or a Chroma server); the only Chroma user."""
+
+import hashlib
+from dataclasses import dataclass, field
+
+from rag.config import Settings
+from rag.errors import StoreError
+from rag.models import Chunk, Paper, normalize_text
+
+PAGE = 5000
+LIST_FIELDS = ("authors",)
+
+
+@dataclass
+class IndexedPaper:
+    """What ingest needs to know about a paper already in the store."""
+
+    content_hash: str
+    title_key: str
+    source_file: str
+    chunk_ids: set[str] = field(default_factory=set)
+    expected_chunks: int = 0
+
+
+def content_hash(paper: Paper, chunker_signature: str) -> str:
+    """Changes whenever anything that ends up in the index would change."""
+    payload = paper.model_dump_json() + chunker_signature
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict:
+    """Everything needed to cite and filter, flattened for Chroma (no None values)."""
+    metadata = {
+        "paper_id": paper.paper_id, "chunk": chunk.index, "n_chunks": n_chunks,
+        "content_hash": paper_hash, "title": paper.title, "title_source": paper.title_source,
+        "title_key": normalize_text(paper.title), "authors_truncated": paper.authors_truncated,
+        "source_file": paper.source_file,
+    }
+    for name in ("area", "subarea", "venue", "url"):
+        metadata[name] = getattr(paper, name) or ""
+    if paper.authors:
+        metadata["authors"] = paper.authors
+    if chunk.index == 0:  # the whole abstract once per paper, for listing and support checks
+        metadata["abstract"] = paper.abstract
+    return metadata
+
+
+def paper_from_metadata(metadata: dict) -> Paper:
+    fields = {name: metadata.get(name) or None for name in ("area", "subarea", "venue", "url")}
+    return Paper(
+        paper_id=metadata["paper_id"], title=metadata["title"],
+        title_source=metadata["title_source"], authors=list(metadata.get("authors") or []),
+        authors_truncated=bool(metadata.get("authors_truncated")),
+        abstract=metadata.get("abstract", ""), source_file=metadata["source_file"], **fields,
+    )
+
+
+def open_client(settings: Settings):
+    """A Chroma client: a server when chroma_host is set, else a store under data_dir."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_host:
+        try:
+            return chromadb.HttpClient(
+                host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
+            )
+        except Exception as error:
+            raise StoreError(
+                f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} "
+                f"({error}). Start it with `chroma run --path DIR --port {settings.chroma_port}`, "
+                "or unset RAG_CHROMA_HOST to use the embedded store."
+            ) from None
+    settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+
+
+class ChromaStore:
+    """Chunks with their embeddings and paper metadata, in one cosine-space collection."""
+
+    def __init__(self, settings: Settings, embedder_name: str, create: bool = True):
+        self.client = open_client(settings)
+        self.name = settings.collection_name
+        try:
+            if create:
+                self.collection = self.client.get_or_create_collection(
+                    self.name, configuration={"hnsw": {"space": "cosine"}},
+                    metadata={"embedder": embedder_name}, embedding_function=None,
+                )
+            else:
+                self.collection = self.client.get_collection(self.name, embedding_function=None)
+        except Exception as error:
+            if not create:
+                raise StoreError(
+                    f"No index '{self.name}' found ({error}); run `rag ingest` first."
+                ) from None
+            raise StoreError(f"Cannot open collection '{self.name}': {error}") from None
+        built_with = (self.collection.metadata or {}).get("embedder")
+        if built_with and built_with != embedder_name:
+            raise StoreError(
+                f"Collection '{self.name}' was built with the embedder '{built_with}', not "
+                f"'{embedder_name}'. Set RAG_COLLECTION_NAME to a new name, or restore "
+                "RAG_EMBEDDING_MODEL."
+            )
+
+    def _metadata_pages(self, where: dict | None = None):
+        offset = 0
+        while True:
+            page = self.collection.get(
+                where=where, limit=PAGE, offset=offset, include=["metadatas"]
+            )
+            yield from zip(page["ids"], page["metadatas"])
+            if len(page["ids"]) < PAGE:
+                return
+            offset += PAGE
+
+    def indexed_papers(self) -> dict[str, IndexedPaper]:
+        """Every paper in the store with its content hash and chunk ids."""
+        papers: dict[str, IndexedPaper] = {}
+        for chunk_id, metadata in self._metadata_pages():
+            entry = papers.setdefault(metadata["paper_id"], IndexedPaper(
+                metadata["content_hash"], metadata["title_key"], metadata["source_file"]))
+            entry.chunk_ids.add(chunk_id)
+            if metadata["content_hash"] == entry.content_hash:
+                entry.expected_chunks = metadata["n_chunks"]
+            else:  # chunks from two versions: force a rewrite
+                entry.content_hash = ""
+        return papers
+
+    def papers(self) -> list[Paper]:
+        """All indexed papers, sorted by title."""
+        papers = [paper_from_metadata(m) for _, m in self._metadata_pages({"chunk": 0})]
+        return sorted(papers, key=lambda paper: paper.title.casefold())
+
+    def write(self, ids: list[str], texts: list[str], embeddings, metadatas: list[dict]) -> None:
+        """Upsert chunks in one call (all chunks of a paper go in the same call)."""
+        self.collection.upsert(
+            ids=ids, documents=texts, embeddings=embeddings, metadatas=metadatas
+        )
+
+    def delete(self, ids: list[str]) -> None:
+        for start in range(0, len(ids), PAGE):
+            self.collection.delete(ids=ids[start:start + PAGE])
+
+    def count(self) -> int:
+        return self.collection.count()

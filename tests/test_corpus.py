@@ -1,0 +1,126 @@
+from pathlib import Path
+
+import pytest
+
+from rag.corpus import load_corpus, read_file
+from rag.errors import CorpusError
+from rag.models import paper_id_for
+from tests.conftest import SEEDS, TITLES, abstract, write_jsonl
+
+BARE = SEEDS / "000_9842054095807b27.txt"
+WITH_AREAS = SEEDS / "003_b68677460ef15ad0.txt"
+
+
+def test_bare_seed_layout_gets_derived_titles_without_sidecar():
+    papers, problems = read_file(BARE, 20_000)
+    assert problems == [] and len(papers) == 19
+    assert all(p.title and p.title_source == "derived" for p in papers)
+    assert papers[0].abstract.startswith("Efficient neural networks are essential")
+    assert all(p.authors == [] and p.area is None for p in papers)
+
+
+def test_area_layout_parses_area_subarea_and_authors():
+    papers, problems = read_file(WITH_AREAS, 20_000)
+    assert problems == [] and len(papers) == 20
+    first = papers[0]
+    assert (first.area, first.subarea) == ("Theory", "Learning Theory")
+    assert first.authors == ["Jialiang Tang", "Jialin Zhang", "Xiaoming Sun"]
+    assert first.abstract.startswith("Quantum machine learning (QML)")
+    # some entries carry authors but no area line
+    assert any(p.authors and p.area is None for p in papers)
+    truncated = [p for p in papers if p.authors_truncated]
+    assert len(truncated) == 1 and truncated[0].authors[-1] == "Francis Willett"
+
+
+def test_titles_sidecar_gives_every_seed_paper_its_real_title(seed_titles):
+    corpus = load_corpus([SEEDS], TITLES, 20_000)
+    assert corpus.problems == []
+    assert len(corpus.papers) == 58
+    assert {p.title for p in corpus.papers} == set(seed_titles.values())
+    assert all(p.title_source == "metadata" for p in corpus.papers)
+    by_title = {p.title: p for p in corpus.papers}
+    pricing = by_title[
+        "A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
+        "Model with Discrete Price Data"
+    ]
+    assert pricing.venue == "NeurIPS 2025" and pricing.url
+
+
+def test_sidecar_completes_a_truncated_author_list():
+    corpus = load_corpus([WITH_AREAS], TITLES, 20_000)
+    paper = next(p for p in corpus.papers if "Yizi Zhang" in p.authors)
+    assert len(paper.authors) == 12 and not paper.authors_truncated
+
+
+def test_paper_id_ignores_case_and_whitespace():
+    assert paper_id_for("Deep  Nets\nwork.") == paper_id_for("deep nets work.")
+    assert paper_id_for("deep nets work.") != paper_id_for("deep nets fail.")
+
+
+def test_jsonl_and_csv_corpora(tmp_path):
+    jsonl = write_jsonl(tmp_path / "c.jsonl", [
+        {"title": "Graph Things", "abstract": abstract("graphs"), "authors": ["Ada Lovelace"],
+         "venue": "ICML 2025", "area": "Theory · Graphs", "url": "https://x.org/1"},
+        {"abstract": abstract("untitled stuff"), "authors": "A. One, B. Two"},
+    ])
+    papers, problems = read_file(jsonl, 20_000)
+    assert problems == []
+    assert papers[0].title == "Graph Things" and papers[0].title_source == "metadata"
+    assert (papers[0].area, papers[0].subarea, papers[0].venue) == ("Theory", "Graphs", "ICML 2025")
+    assert papers[1].title_source == "derived" and papers[1].authors == ["A. One", "B. Two"]
+
+    csv_file = tmp_path / "c.csv"
+    csv_file.write_text(
+        'Title,Abstract,Authors\n"Multi, line","' + abstract("csv") + '\nsecond line",X Y\n'
+    )
+    papers, problems = read_file(csv_file, 20_000)
+    assert problems == [] and papers[0].title == "Multi, line" and papers[0].authors == ["X Y"]
+    assert "second line" in papers[0].abstract
+
+
+def test_bad_records_are_reported_by_line_and_the_rest_kept(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    good = '{"title": "Fine", "abstract": "%s"}\n' % abstract("fine things")
+    bad.write_bytes(
+        good.encode()
+        + b'{"title": "broken", "abstract": \n'
+        + b'{"title": "empty", "abstract": "  "}\n'
+        + ('{"title": "huge", "abstract": "%s"}\n' % ("word " * 10_000)).encode()
+        + b'{"title": "latin1 \xe9\xe8", "abstract": "' + abstract("bytes").encode() + b'"}\n'
+        + b'["not", "an", "object"]\n'
+    )
+    papers, problems = read_file(bad, 20_000)
+    assert [p.title for p in papers] == ["Fine"]
+    messages = {problem.line: problem.message for problem in problems}
+    assert set(messages) == {2, 3, 4, 5, 6}
+    assert "malformed JSON" in messages[2]
+    assert "empty abstract" in messages[3]
+    assert "limit" in messages[4]
+    assert "UTF-8" in messages[5]
+    assert all(str(problem).startswith(f"{bad}:") for problem in problems)
+
+
+def test_csv_without_abstract_column_empty_file_and_unknown_suffix(tmp_path):
+    no_abstract = tmp_path / "n.csv"
+    no_abstract.write_text("title,summary\nA,B\n")
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("")
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF")
+    for path, expected in [(no_abstract, "no 'abstract' column"), (empty, "file is empty"),
+                           (pdf, "unsupported file type")]:
+        papers, problems = read_file(path, 20_000)
+        assert papers == [] and expected in problems[0].message
+
+
+def test_missing_path_is_a_clear_error(tmp_path):
+    with pytest.raises(CorpusError, match="does not exist"):
+        load_corpus([tmp_path / "nope"], None, 20_000)
+
+
+def test_duplicate_abstracts_are_reported_once(tmp_path):
+    text = abstract("twins")
+    path = write_jsonl(tmp_path / "d.jsonl", [{"abstract": text}, {"abstract": text.upper()}])
+    corpus = load_corpus([path], None, 20_000)
+    assert len(corpus.papers) == 1 and "duplicate" in corpus.problems[0].message
+    assert isinstance(corpus.papers[0].source_file, str) and Path(corpus.papers[0].source_file)
