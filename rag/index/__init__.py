@@ -16,7 +16,7 @@ def open_store(settings: Settings, create: bool = False):
 
 def run_ingest(
     settings: Settings, paths: list[Path] | None = None, titles: Path | None = None,
-    prune: bool = False, show_progress: bool = True,
+    prune: bool = False, show_progress: bool = True, embedder=None,
 ) -> IngestReport:
     """Read the corpus, index it, and report counts and rejected records."""
     from rag.corpus import load_corpus
@@ -33,7 +33,7 @@ def run_ingest(
         titles if titles and titles.is_file() else None,
         settings.max_abstract_chars,
     )
-    embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
+    embedder = embedder or load_embedder(settings.embedding_model, settings.embedding_batch_size)
     chunker = Chunker(embedder, settings.chunk_size, settings.chunk_overlap)
     report = ingest(corpus.papers, open_store(settings, create=True), chunker, prune,
                     show_progress)

@@ -1,0 +1,46 @@
+"""A synthetic corpus of N abstracts built from the seed sentences (deterministic per seed).
+
+    python -m benchmarks.synthetic 5000 /tmp/synthetic.jsonl
+"""
+
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+from rag.corpus import load_corpus
+
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+
+
+def seed_sentences() -> list[str]:
+    papers = load_corpus([SEEDS], None, 20_000).papers
+    return [s for p in papers for s in re.split(r"(?<=[.!?])\s+", p.abstract) if len(s) > 40]
+
+
+def synthetic_records(n: int, seed: int = 0) -> list[dict]:
+    """N JSONL-ready records whose abstracts mix 6–10 seed sentences (so they are unique)."""
+    rng = random.Random(seed)
+    sentences = seed_sentences()
+    words = sorted({w for s in sentences for w in re.findall(r"[A-Za-z]{5,}", s)})
+    return [
+        {
+            "title": f"Synthetic {n_}: " + " ".join(rng.sample(words, 5)).title(),
+            "abstract": " ".join(rng.sample(sentences, rng.randint(6, 10))),
+            "authors": [f"Author {rng.randint(1, 5000)}", f"Author {rng.randint(1, 5000)}"],
+            "venue": rng.choice(["NeurIPS 2025", "ICLR 2026", "ICML 2025"]),
+        }
+        for n_ in range(n)
+    ]
+
+
+def write_corpus(n: int, path: Path, seed: int = 0) -> Path:
+    with path.open("w") as out:
+        for record in synthetic_records(n, seed):
+            out.write(json.dumps(record) + "\n")
+    return path
+
+
+if __name__ == "__main__":
+    write_corpus(int(sys.argv[1]), Path(sys.argv[2]))

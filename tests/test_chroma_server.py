@@ -1,0 +1,59 @@
+"""The same ingest and listing against a real `chroma run` server process."""
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rag.config import Settings
+from rag.errors import StoreError
+from rag.index import open_store, run_ingest
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+    port = free_port()
+    process = subprocess.Popen(
+        [chroma, "run", "--path", str(tmp_path / "server"), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        process.kill()
+        pytest.fail("chroma server did not start within 60 s")
+    yield port
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def test_ingest_and_list_against_a_chroma_server(chroma_server, tmp_path, seed_titles):
+    settings = Settings(embedding_model="fake", data_dir=tmp_path / "data",
+                        chroma_host="127.0.0.1", chroma_port=chroma_server)
+    report = run_ingest(settings, show_progress=False)
+    assert (report.added, report.errors) == (58, 0)
+    assert run_ingest(settings, show_progress=False).unchanged == 58
+    assert {p.title for p in open_store(settings).papers()} == set(seed_titles.values())
+    assert not (tmp_path / "data" / "chroma").exists()  # nothing went to the embedded store
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path):
+    settings = Settings(embedding_model="fake", chroma_host="127.0.0.1", chroma_port=free_port())
+    with pytest.raises(StoreError, match="chroma run"):
+        open_store(settings)

@@ -1,0 +1,101 @@
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from rag.cli import app
+from rag.index import open_store, run_ingest
+from rag.index.store import ChromaStore
+from tests.conftest import abstract, write_jsonl
+
+
+def counts(report) -> dict:
+    return report.model_dump(include={"papers", "added", "updated", "unchanged", "removed"})
+
+
+def test_seeds_ingest_is_idempotent(settings, seed_titles):
+    first = run_ingest(settings, show_progress=False)
+    assert counts(first) == {"papers": 58, "added": 58, "updated": 0, "unchanged": 0, "removed": 0}
+    assert first.errors == 0
+    store = open_store(settings)
+    chunk_count = store.count()
+    second = run_ingest(settings, show_progress=False)
+    assert counts(second) == {"papers": 58, "added": 0, "updated": 0, "unchanged": 58, "removed": 0}
+    assert store.count() == chunk_count
+    assert {p.title for p in store.papers()} == set(seed_titles.values())
+
+
+def test_changed_abstract_replaces_its_chunks_and_prune_removes(settings, tmp_path):
+    corpus = tmp_path / "mine.jsonl"
+    papers = [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}", 400)} for n in range(3)]
+    write_jsonl(corpus, papers)
+    run_ingest(settings, [corpus], show_progress=False)
+    store = open_store(settings)
+    before = store.count()
+
+    papers[0]["abstract"] = abstract("a rewritten topic", 30)  # shorter: fewer chunks now
+    write_jsonl(corpus, papers[:2])
+    report = run_ingest(settings, [corpus], show_progress=False)
+    assert counts(report) == {"papers": 2, "added": 0, "updated": 1, "unchanged": 1, "removed": 0}
+    listed = {p.title: p for p in store.papers()}
+    assert set(listed) == {"Paper 0", "Paper 1", "Paper 2"}  # no prune: paper 2 stays
+    assert "rewritten" in listed["Paper 0"].abstract
+    assert store.count() < before
+    chunk_ids = store.collection.get(include=[])["ids"]
+    assert len(chunk_ids) == len(set(chunk_ids))
+    assert sum(i.startswith(listed["Paper 0"].paper_id) for i in chunk_ids) == 1
+
+    report = run_ingest(settings, [corpus], prune=True, show_progress=False)
+    assert counts(report) == {"papers": 2, "added": 0, "updated": 0, "unchanged": 2, "removed": 1}
+    assert {p.title for p in store.papers()} == {"Paper 0", "Paper 1"}
+
+
+def test_title_change_updates_metadata_in_place(settings, tmp_path):
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"title": "Old", "abstract": abstract("x")}])
+    run_ingest(settings, [corpus], show_progress=False)
+    write_jsonl(corpus, [{"title": "New", "abstract": abstract("x")}])
+    report = run_ingest(settings, [corpus], show_progress=False)
+    assert (report.updated, report.added) == (1, 0)
+    assert [p.title for p in open_store(settings).papers()] == ["New"]
+
+
+def test_interrupted_ingest_leaves_whole_papers_and_rerun_converges(settings, tmp_path, monkeypatch):
+    corpus = write_jsonl(tmp_path / "c.jsonl", [
+        {"title": f"P{n}", "abstract": abstract(f"subject {n}", 300)} for n in range(400)])
+    real_write, calls = ChromaStore.write, []
+
+    def crash_on_second_write(self, *args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt("simulated crash")
+        real_write(self, *args)
+
+    monkeypatch.setattr(ChromaStore, "write", crash_on_second_write)
+    with pytest.raises(KeyboardInterrupt):
+        run_ingest(settings, [corpus], show_progress=False)
+    monkeypatch.setattr(ChromaStore, "write", real_write)
+
+    store = open_store(settings)
+    metadatas = store.collection.get(include=["metadatas"])["metadatas"]
+    per_paper = {}
+    for metadata in metadatas:
+        per_paper.setdefault(metadata["paper_id"], []).append(metadata["n_chunks"])
+    assert 0 < len(per_paper) < 400
+    assert all(len(found) == found[0] for found in per_paper.values())  # no partial paper
+
+    report = run_ingest(settings, [corpus], show_progress=False)
+    assert report.added == 400 - len(per_paper) and report.unchanged == len(per_paper)
+    assert len(store.papers()) == 400
+
+
+def test_cli_reports_bad_records_ingests_the_rest_and_exits_nonzero(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAG_EMBEDDING_MODEL", "fake")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"title": "Good", "abstract": abstract("good")}) + "\n{oops\n")
+    result = CliRunner().invoke(app, ["ingest", str(corpus), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (report["papers"], report["added"], report["errors"]) == (1, 1, 1)
+    assert f"{corpus}:2" in result.stderr
+    listed = CliRunner().invoke(app, ["papers", "--json"])
+    assert [p["title"] for p in json.loads(listed.stdout)] == ["Good"]
