@@ -58,6 +58,36 @@ def papers_command(as_json: bool = typer.Option(False, "--json", help="Print a J
     typer.echo(f"{len(papers)} papers indexed.", err=True)
 
 
+@app.command("search")
+def search_command(
+    query: str = typer.Argument(..., help="What to look for."),
+    k: int = typer.Option(None, "-k", help="Number of papers (default: RAG_TOP_K)."),
+    author: str = typer.Option(None, "--author", help="Only papers with a matching author."),
+    area: str = typer.Option(None, "--area", help="Only papers whose area or subarea matches."),
+    venue: str = typer.Option(None, "--venue", help="Only papers from a matching venue."),
+    mode: str = typer.Option(None, "--mode", help="hybrid (default), dense or bm25."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list."),
+):
+    """Find the papers that best match a query (no LLM involved)."""
+    from rag.retrieve import Filters, Retriever
+
+    settings = get_settings()
+    filters = Filters(author=author, area=area, venue=venue)
+    sources = Retriever(settings).search(
+        query, k or settings.top_k, mode or settings.retrieval_mode, filters)
+    if as_json:
+        typer.echo(json.dumps([s.summary() for s in sources], ensure_ascii=False, indent=1))
+        return
+    if not sources:
+        typer.echo("No matching papers." + (" Try loosening the filters." if filters.active() else ""))
+    for rank, source in enumerate(sources, start=1):
+        authors = ", ".join(source.paper.authors[:3])
+        typer.secho(f"{rank}. {source.paper.title}", bold=True)
+        typer.echo(f"   {authors}{' · ' if authors else ''}{source.paper.venue or ''}"
+                   f"   relevance {source.relevance:.2f}")
+        typer.echo(f"   {source.passage[:240]}…")
+
+
 def main() -> None:
     """Entry point: user-facing errors print their message, not a traceback."""
     try:

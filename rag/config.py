@@ -1,6 +1,7 @@
 """Settings: the one place that reads the environment (RAG_* variables and .env)."""
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -39,6 +40,14 @@ class Settings(BaseSettings):
     max_abstract_chars: int = Field(
         20_000, ge=100, description="Longer abstracts are rejected as malformed records."
     )
+    top_k: int = Field(5, ge=1, le=50, description="Papers retrieved per question.")
+    retrieval_mode: Literal["hybrid", "dense", "bm25"] = Field("hybrid", description="hybrid (dense + BM25, RRF), dense, or bm25.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (higher = flatter).")
+    min_relevance: float = Field(
+        0.3, ge=0.0, le=1.0,
+        description="Below this top relevance (cosine of question and best chunk) the corpus "
+        "is taken not to answer; chosen on the dev set, see eval/README.md.",
+    )
     chroma_host: str | None = Field(
         None, description="Chroma server host; unset means an embedded store under data_dir."
     )
@@ -57,6 +66,10 @@ class Settings(BaseSettings):
     @property
     def chroma_dir(self) -> Path:
         return self.data_dir / "chroma"
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.data_dir / "bm25" / self.collection_name
 
 
 def get_settings(**overrides) -> Settings:

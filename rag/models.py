@@ -43,6 +43,24 @@ class Chunk(BaseModel):
     text: str
 
 
+class Source(BaseModel):
+    """A retrieved paper: its best-matching passage, its rank score and its relevance."""
+
+    paper: Paper
+    passage: str
+    score: float = Field(description="The ranking score of the mode used (RRF for hybrid).")
+    relevance: float = Field(
+        description="Cosine similarity of the question and the paper's best chunk (0–1); "
+        "compared with min_relevance to decide that the corpus does not answer."
+    )
+
+    def summary(self) -> dict:
+        """A flat JSON-ready view."""
+        paper = self.paper.model_dump(exclude={"abstract", "source_file", "title_source"})
+        return {**paper, "score": round(self.score, 6), "relevance": round(self.relevance, 4),
+                "passage": self.passage}
+
+
 class Problem(BaseModel):
     """A record (or file) that could not be used, and why."""
 

@@ -35,8 +35,23 @@ def run_ingest(
     )
     embedder = embedder or load_embedder(settings.embedding_model, settings.embedding_batch_size)
     chunker = Chunker(embedder, settings.chunk_size, settings.chunk_overlap)
-    report = ingest(corpus.papers, open_store(settings, create=True), chunker, prune,
-                    show_progress)
+    store = open_store(settings, create=True)
+    report = ingest(corpus.papers, store, chunker, prune, show_progress)
+    refresh_lexical_index(settings, store)
     report.errors = len(corpus.problems)
     report.problems = [str(problem) for problem in corpus.problems]
     return report
+
+
+def refresh_lexical_index(settings: Settings, store) -> bool:
+    """Rebuild the BM25 index and paper catalog unless they already match the store."""
+    from rag.index import bm25
+    from rag.index.store import paper_from_metadata
+
+    hashes = {pid: entry.content_hash for pid, entry in store.indexed_papers().items()}
+    if bm25.read_manifest(settings.bm25_dir).get("fingerprint") == bm25.fingerprint(hashes):
+        return False
+    rows = store.rows()
+    papers = [paper_from_metadata(meta) for _, _, meta in rows if meta["chunk"] == 0]
+    bm25.build(settings.bm25_dir, rows, papers, hashes)
+    return True

@@ -104,16 +104,24 @@ class ChromaStore:
                 "RAG_EMBEDDING_MODEL."
             )
 
-    def _metadata_pages(self, where: dict | None = None):
+    def _pages(self, where: dict | None = None, documents: bool = False):
+        include = ["metadatas", "documents"] if documents else ["metadatas"]
         offset = 0
         while True:
-            page = self.collection.get(
-                where=where, limit=PAGE, offset=offset, include=["metadatas"]
-            )
-            yield from zip(page["ids"], page["metadatas"])
+            page = self.collection.get(where=where, limit=PAGE, offset=offset, include=include)
+            yield from zip(page["ids"], page["documents"] or [None] * len(page["ids"]),
+                           page["metadatas"])
             if len(page["ids"]) < PAGE:
                 return
             offset += PAGE
+
+    def _metadata_pages(self, where: dict | None = None):
+        for chunk_id, _, metadata in self._pages(where):
+            yield chunk_id, metadata
+
+    def rows(self) -> list[tuple[str, str, dict]]:
+        """Every chunk as (chunk_id, document, metadata), in a stable order."""
+        return sorted(self._pages(documents=True), key=lambda row: row[0])
 
     def indexed_papers(self) -> dict[str, IndexedPaper]:
         """Every paper in the store with its content hash and chunk ids."""
@@ -132,6 +140,34 @@ class ChromaStore:
         """All indexed papers, sorted by title."""
         papers = [paper_from_metadata(m) for _, m in self._metadata_pages({"chunk": 0})]
         return sorted(papers, key=lambda paper: paper.title.casefold())
+
+    def query(self, vector: list[float], n: int, paper_ids: list[str] | None = None) -> list:
+        """Nearest chunks as (chunk_id, cosine similarity, metadata), best first."""
+        n = min(n, self.count())
+        if n == 0 or paper_ids == []:
+            return []
+        where = {"paper_id": {"$in": paper_ids}} if paper_ids is not None else None
+        found = self.collection.query(
+            query_embeddings=[vector], n_results=n, where=where, include=["metadatas", "distances"]
+        )
+        return [(chunk_id, 1.0 - distance, metadata) for chunk_id, distance, metadata in
+                zip(found["ids"][0], found["distances"][0], found["metadatas"][0])]
+
+    def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict]]:
+        """Documents and metadata of the given chunks, by id."""
+        found = self.collection.get(ids=ids, include=["documents", "metadatas"])
+        return {i: (doc, meta) for i, doc, meta in
+                zip(found["ids"], found["documents"], found["metadatas"])}
+
+    def embeddings(self, paper_ids: list[str]) -> dict[str, list]:
+        """Every chunk embedding of the given papers, grouped by paper."""
+        found = self.collection.get(
+            where={"paper_id": {"$in": paper_ids}}, include=["embeddings", "metadatas"]
+        )
+        grouped: dict[str, list] = {}
+        for vector, metadata in zip(found["embeddings"], found["metadatas"]):
+            grouped.setdefault(metadata["paper_id"], []).append(vector)
+        return grouped
 
     def write(self, ids: list[str], texts: list[str], embeddings, metadatas: list[dict]) -> None:
         """Upsert chunks in one call (all chunks of a paper go in the same call)."""

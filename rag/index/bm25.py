@@ -1,0 +1,96 @@
+"""The BM25 index over the same chunks as Chroma, plus a light paper catalog for filters.
+Both are derived from the Chroma collection and rebuilt by `rag ingest`, never per query."""
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from rag.errors import StoreError
+from rag.models import Paper
+
+MANIFEST, CHUNK_IDS, CATALOG = "manifest.json", "chunk_ids.json", "papers.jsonl"
+
+
+def fingerprint(paper_hashes: dict[str, str]) -> str:
+    """Identifies the exact set of indexed paper versions."""
+    joined = "\n".join(f"{pid}:{h}" for pid, h in sorted(paper_hashes.items()))
+    return hashlib.sha256(joined.encode()).hexdigest()[:16]
+
+
+def lexical_text(document: str, metadata: dict) -> str:
+    """What BM25 sees: the chunk plus the paper's authors, area and venue (so names match)."""
+    extra = [*(metadata.get("authors") or []), metadata.get("area"), metadata.get("subarea"),
+             metadata.get("venue")]
+    return document + "\n" + " ".join(part for part in extra if part)
+
+
+def tokenize(texts: list[str]) -> list[list[str]]:
+    import bm25s
+    import Stemmer
+
+    return bm25s.tokenize(texts, stemmer=Stemmer.Stemmer("english"), return_ids=False,
+                          show_progress=False)
+
+
+def read_manifest(directory: Path) -> dict:
+    try:
+        return json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def build(directory: Path, rows: list[tuple[str, str, dict]], papers: list[Paper],
+          paper_hashes: dict[str, str]) -> None:
+    """Write the BM25 index and catalog for (chunk_id, document, metadata) rows, atomically:
+    built beside the old one, then swapped in."""
+    import bm25s
+
+    staging = directory.with_name(directory.name + ".new")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    if rows:
+        model = bm25s.BM25()
+        model.index(tokenize([lexical_text(doc, meta) for _, doc, meta in rows]),
+                    show_progress=False)
+        model.save(str(staging), show_progress=False)
+    (staging / CHUNK_IDS).write_text(json.dumps([chunk_id for chunk_id, _, _ in rows]))
+    with (staging / CATALOG).open("w") as catalog:
+        for paper in papers:
+            catalog.write(paper.model_dump_json(exclude={"abstract"}) + "\n")
+    (staging / MANIFEST).write_text(json.dumps(
+        {"fingerprint": fingerprint(paper_hashes), "chunks": len(rows), "papers": len(papers)}))
+    retired = directory.with_name(directory.name + ".old")
+    shutil.rmtree(retired, ignore_errors=True)
+    if directory.exists():
+        directory.rename(retired)
+    staging.rename(directory)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+class BM25Index:
+    """A loaded BM25 index: chunk-level search with an optional per-chunk mask."""
+
+    def __init__(self, directory: Path):
+        if not (directory / MANIFEST).is_file():
+            raise StoreError(f"No BM25 index in {directory}; run `rag ingest` first.")
+        self.chunk_ids: list[str] = json.loads((directory / CHUNK_IDS).read_text())
+        self.papers = [
+            Paper(abstract="", **json.loads(line))
+            for line in (directory / CATALOG).read_text().splitlines()
+        ]
+        self.model = None
+        if self.chunk_ids:
+            import bm25s
+
+            self.model = bm25s.BM25.load(str(directory))
+
+    def search(self, query: str, n: int, mask=None) -> list[tuple[str, float]]:
+        """Up to n (chunk_id, score) pairs with a positive score, best first."""
+        if self.model is None:
+            return []
+        tokens = tokenize([query])
+        results, scores = self.model.retrieve(
+            tokens, k=min(n, len(self.chunk_ids)), weight_mask=mask, show_progress=False
+        )
+        return [(self.chunk_ids[i], float(s)) for i, s in zip(results[0], scores[0]) if s > 0]

@@ -1,0 +1,122 @@
+"""Hybrid retrieval: dense (Chroma) and BM25 over the same chunks, fused by reciprocal rank,
+grouped into papers, filtered before ranking, each result carrying a relevance score."""
+
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel
+
+from rag.config import Settings
+from rag.models import Paper, Source
+
+Mode = Literal["hybrid", "dense", "bm25"]
+MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
+
+
+class Filters(BaseModel):
+    """Restrict retrieval to matching papers; empty filters allow everything."""
+
+    author: str | None = None
+    area: str | None = None
+    venue: str | None = None
+    paper_ids: set[str] | None = None
+
+    def active(self) -> bool:
+        return any(v is not None for v in self.model_dump().values())
+
+    def allows(self, paper: Paper) -> bool:
+        """Case-insensitive substring matches; area matches the area or the subarea."""
+        def has(needle: str | None, *fields: str | None) -> bool:
+            return needle is None or any(needle.casefold() in (f or "").casefold() for f in fields)
+
+        return (
+            has(self.author, *paper.authors)
+            and has(self.area, paper.area, paper.subarea)
+            and has(self.venue, paper.venue)
+            and (self.paper_ids is None or paper.paper_id in self.paper_ids)
+        )
+
+
+def reciprocal_rank_fusion(rankings: list[list[str]], k: int) -> dict[str, float]:
+    """RRF: each list adds 1 / (k + rank) to the items it ranks; highest total first."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return dict(sorted(scores.items(), key=lambda item: -item[1]))
+
+
+def best_per_paper(hits: list[tuple[str, float]]) -> dict[str, tuple[str, float]]:
+    """Chunk hits (chunk_id, score), best first, grouped into paper -> (best chunk, score)."""
+    papers: dict[str, tuple[str, float]] = {}
+    for chunk_id, score in hits:
+        papers.setdefault(chunk_id.rsplit("#", 1)[0], (chunk_id, score))
+    return papers
+
+
+class Retriever:
+    """Paper-level search over the index built by `rag ingest`."""
+
+    def __init__(self, settings: Settings, embedder=None):
+        from rag.index import open_store
+        from rag.index.bm25 import BM25Index
+        from rag.index.embedder import load_embedder
+
+        self.settings = settings
+        self.store = open_store(settings)
+        self.lexical = BM25Index(settings.bm25_dir)
+        self.catalog = {paper.paper_id: paper for paper in self.lexical.papers}
+        self.embedder = embedder or load_embedder(
+            settings.embedding_model, settings.embedding_batch_size)
+        self.chunk_papers = np.array([c.rsplit("#", 1)[0] for c in self.lexical.chunk_ids])
+
+    def search(self, query: str, k: int = 5, mode: Mode = "hybrid",
+               filters: Filters | None = None) -> list[Source]:
+        """The k best papers for the query, best first."""
+        if mode not in MODES:
+            from rag.errors import ConfigError
+
+            raise ConfigError(f"Unknown retrieval mode '{mode}'; choose one of {', '.join(MODES)}.")
+        allowed = None
+        if filters and filters.active():
+            allowed = [pid for pid, paper in self.catalog.items() if filters.allows(paper)]
+            if not allowed:
+                return []
+        depth = max(50, 10 * k)
+        vector = self.embedder.embed([query])[0]
+        dense = self._dense(vector, depth, allowed) if mode != "bm25" else {}
+        lexical = self._bm25(query, depth, allowed) if mode != "dense" else {}
+        if mode == "hybrid":
+            scores = reciprocal_rank_fusion([list(dense), list(lexical)], self.settings.rrf_k)
+        else:
+            scores = {pid: score for pid, (_, score) in (dense or lexical).items()}
+        top = list(scores)[:k]
+        return self._sources(top, scores, dense, lexical, vector)
+
+    def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
+        hits = self.store.query(vector, depth, allowed)
+        return best_per_paper([(chunk_id, similarity) for chunk_id, similarity, _ in hits])
+
+    def _bm25(self, query: str, depth: int, allowed: list[str] | None) -> dict:
+        mask = None if allowed is None else np.isin(self.chunk_papers, allowed).astype(float)
+        return best_per_paper(self.lexical.search(query, depth, mask))
+
+    def _sources(self, top: list[str], scores: dict, dense: dict, lexical: dict,
+                 vector) -> list[Source]:
+        best_chunk = {pid: (dense.get(pid) or lexical[pid])[0] for pid in top}
+        stored = self.store.chunks(list(dict.fromkeys(
+            [*best_chunk.values(), *(f"{pid}#0" for pid in top)])))
+        missing = [pid for pid in top if pid not in dense]
+        relevance = {pid: similarity for pid, (_, similarity) in dense.items()}
+        for pid, vectors in (self.store.embeddings(missing).items() if missing else []):
+            relevance[pid] = float(np.max(np.asarray(vectors) @ np.asarray(vector)))
+        sources = []
+        for pid in top:
+            document, _ = stored[best_chunk[pid]]
+            paper = self.catalog[pid].model_copy(
+                update={"abstract": stored[f"{pid}#0"][1].get("abstract", "")})
+            sources.append(Source(
+                paper=paper, passage=document.split("\n", 1)[-1], score=scores[pid],
+                relevance=max(0.0, relevance.get(pid, 0.0)),
+            ))
+        return sources
