@@ -88,6 +88,29 @@ def search_command(
         typer.echo(f"   {source.passage[:240]}…")
 
 
+@app.command("eval")
+def eval_command(
+    questions: Path = typer.Option(Path("eval/questions.jsonl"), "--questions",
+                                   help="Questions file (JSONL: id, question, kind, gold_titles, answer_keywords)."),
+    mode: str = typer.Option("hybrid,dense,bm25", "--mode", help="Retrieval modes, comma-separated."),
+    retrieval_only: bool = typer.Option(True, "--retrieval-only", help="Only retrieval metrics."),
+    out: Path = typer.Option(None, "--out", help="Folder for report.json."),
+):
+    """Measure retrieval (recall@1/5/10, MRR, nDCG@10) per mode and question kind."""
+    from rag.evaluate import evaluate_retrieval, load_questions, retrieval_table, write_json
+    from rag.retrieve import Retriever
+
+    modes = [m.strip() for m in mode.split(",") if m.strip()]
+    report = evaluate_retrieval(Retriever(get_settings()), load_questions(questions), modes)
+    typer.echo(retrieval_table(report))
+    for name, result in report.items():
+        threshold = result["threshold"]
+        typer.echo(f"{name}: abstain below relevance {threshold['min_relevance']:.3f} "
+                   f"(balanced accuracy {threshold['balanced_accuracy']:.3f} on this file)")
+    if out:
+        write_json({"retrieval": report}, out / "report.json")
+
+
 def main() -> None:
     """Entry point: user-facing errors print their message, not a traceback."""
     try:

@@ -1,6 +1,7 @@
 """Hybrid retrieval: dense (Chroma) and BM25 over the same chunks, fused by reciprocal rank,
 grouped into papers, filtered before ranking, each result carrying a relevance score."""
 
+import re
 from typing import Literal
 
 import numpy as np
@@ -54,6 +55,29 @@ def best_per_paper(hits: list[tuple[str, float]]) -> dict[str, tuple[str, float]
     return papers
 
 
+def name_key(text: str) -> str:
+    """Lowercase words without punctuation: 'Daniel M. Kane' -> 'daniel m kane'."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def author_index(papers: list[Paper]) -> dict[str, set[str]]:
+    """Full author names (two words or more) to the ids of their papers."""
+    index: dict[str, set[str]] = {}
+    for paper in papers:
+        for author in paper.authors:
+            key = name_key(author)
+            if " " in key:
+                index.setdefault(key, set()).add(paper.paper_id)
+    return index
+
+
+def named_authors(query: str, index: dict[str, set[str]]) -> set[str]:
+    """Papers whose author's full name appears in the query."""
+    words = name_key(query).split()
+    grams = {" ".join(words[i:i + n]) for n in range(2, 5) for i in range(len(words) - n + 1)}
+    return set().union(*(index[gram] for gram in grams if gram in index))
+
+
 class Retriever:
     """Paper-level search over the index built by `rag ingest`."""
 
@@ -69,6 +93,7 @@ class Retriever:
         self.embedder = embedder or load_embedder(
             settings.embedding_model, settings.embedding_batch_size)
         self.chunk_papers = np.array([c.rsplit("#", 1)[0] for c in self.lexical.chunk_ids])
+        self.authors = author_index(self.lexical.papers)
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid",
                filters: Filters | None = None) -> list[Source]:
@@ -86,12 +111,16 @@ class Retriever:
         vector = self.embedder.embed([query])[0]
         dense = self._dense(vector, depth, allowed) if mode != "bm25" else {}
         lexical = self._bm25(query, depth, allowed) if mode != "dense" else {}
+        by_author = named_authors(query, self.authors)
+        if allowed is not None:
+            by_author &= set(allowed)
         if mode == "hybrid":
-            scores = reciprocal_rank_fusion([list(dense), list(lexical)], self.settings.rrf_k)
+            scores = reciprocal_rank_fusion(
+                [sorted(by_author), list(dense), list(lexical)], self.settings.rrf_k)
         else:
             scores = {pid: score for pid, (_, score) in (dense or lexical).items()}
         top = list(scores)[:k]
-        return self._sources(top, scores, dense, lexical, vector)
+        return self._sources(top, scores, dense, lexical, vector, by_author)
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
@@ -102,12 +131,15 @@ class Retriever:
         return best_per_paper(self.lexical.search(query, depth, mask))
 
     def _sources(self, top: list[str], scores: dict, dense: dict, lexical: dict,
-                 vector) -> list[Source]:
-        best_chunk = {pid: (dense.get(pid) or lexical[pid])[0] for pid in top}
+                 vector, by_author: set[str]) -> list[Source]:
+        """Sources for the top papers. A paper whose author the question names is fully
+        relevant; otherwise relevance is the cosine of the question and its best chunk."""
+        best_chunk = {pid: (dense.get(pid) or lexical.get(pid) or (f"{pid}#0",))[0] for pid in top}
         stored = self.store.chunks(list(dict.fromkeys(
             [*best_chunk.values(), *(f"{pid}#0" for pid in top)])))
-        missing = [pid for pid in top if pid not in dense]
         relevance = {pid: similarity for pid, (_, similarity) in dense.items()}
+        relevance |= dict.fromkeys(by_author, 1.0)
+        missing = [pid for pid in top if pid not in relevance]
         for pid, vectors in (self.store.embeddings(missing).items() if missing else []):
             relevance[pid] = float(np.max(np.asarray(vectors) @ np.asarray(vector)))
         sources = []

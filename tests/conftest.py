@@ -51,3 +51,21 @@ def abstract(topic: str, words: int = 60) -> str:
     filler = "We study this problem carefully and report results on standard benchmarks"
     text = f"We propose a new method for {topic}. " + " ".join([filler] * (words // 12 + 1))
     return text + "."
+
+
+@pytest.fixture(scope="session")
+def seed_index(tmp_path_factory, real_embedder) -> Settings:
+    """The seeds indexed once with the bundled embedder; tests must not modify it."""
+    from rag.index import run_ingest
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("seed-index"), corpus_paths=[SEEDS],
+                        titles_path=TITLES)
+    run_ingest(settings, show_progress=False, embedder=real_embedder)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def retriever(seed_index, real_embedder):
+    from rag.retrieve import Retriever
+
+    return Retriever(seed_index, embedder=real_embedder)

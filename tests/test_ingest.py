@@ -99,3 +99,21 @@ def test_cli_reports_bad_records_ingests_the_rest_and_exits_nonzero(tmp_path, mo
     assert f"{corpus}:2" in result.stderr
     listed = CliRunner().invoke(app, ["papers", "--json"])
     assert [p["title"] for p in json.loads(listed.stdout)] == ["Good"]
+
+
+def test_bm25_index_is_rebuilt_only_when_the_store_changes(settings, tmp_path):
+    from rag.index import refresh_lexical_index
+    from rag.index.bm25 import BM25Index
+
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"title": "A", "abstract": abstract("alpha")}])
+    run_ingest(settings, [corpus], show_progress=False)
+    store = open_store(settings)
+    assert refresh_lexical_index(settings, store) is False  # already current
+    write_jsonl(corpus, [{"title": "A", "abstract": abstract("alpha")},
+                         {"title": "B", "abstract": abstract("beta")}])
+    run_ingest(settings, [corpus], show_progress=False)
+    lexical = BM25Index(settings.bm25_dir)
+    assert sorted(lexical.chunk_ids) == sorted(store.collection.get(include=[])["ids"])
+    assert {p.title for p in lexical.papers} == {"A", "B"}
+    beta_id = next(p.paper_id for p in lexical.papers if p.title == "B")
+    assert lexical.search("beta", 5)[0][0] == f"{beta_id}#0"

@@ -1,0 +1,165 @@
+"""Offline evaluation over a questions file: every metric is defined once, here."""
+
+import json
+import math
+import re
+from pathlib import Path
+from statistics import mean
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rag.errors import ConfigError
+from rag.models import Paper, normalize_text
+
+RANK_CUTOFFS = (1, 5, 10)
+
+
+class Turn(BaseModel):
+    role: str
+    content: str
+
+
+class Question(BaseModel):
+    """One line of a questions file; unknown extra fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    question: str
+    kind: str
+    gold_titles: list[str] = Field(default_factory=list)
+    answer_keywords: list[str] = Field(default_factory=list)
+    history: list[Turn] = Field(default_factory=list)
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.gold_titles)
+
+
+def title_key(title: str) -> str:
+    """Titles compared ignoring case, whitespace and punctuation."""
+    return re.sub(r"[\W_]+", " ", normalize_text(title)).strip()
+
+
+def load_questions(path: Path) -> list[Question]:
+    """Questions from a JSONL file; a bad line is an error naming the line."""
+    if not path.is_file():
+        raise ConfigError(f"Questions file {path} not found.")
+    questions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            questions.append(Question.model_validate_json(line))
+        except ValidationError as error:
+            raise ConfigError(f"{path}:{number}: not a valid question ({error.errors()[0]['msg']})")
+    if not questions:
+        raise ConfigError(f"{path} holds no questions.")
+    return questions
+
+
+def gold_paper_ids(questions: list[Question], papers: list[Paper]) -> dict[str, set[str]]:
+    """Each question's gold titles as paper ids; a title matching no paper is an error."""
+    by_title = {title_key(paper.title): paper.paper_id for paper in papers}
+    gold = {}
+    for question in questions:
+        unknown = [t for t in question.gold_titles if title_key(t) not in by_title]
+        if unknown:
+            raise ConfigError(
+                f"Question {question.id}: gold title {unknown[0]!r} matches no indexed paper. "
+                "Fix the title or ingest the paper."
+            )
+        gold[question.id] = {by_title[title_key(t)] for t in question.gold_titles}
+    return gold
+
+
+# --- retrieval metrics (paper level, answerable questions only) ---
+
+def recall_at(ranked: list[str], gold: set[str], k: int) -> float:
+    """Share of the gold papers found in the top k."""
+    return len(gold & set(ranked[:k])) / len(gold)
+
+
+def reciprocal_rank(ranked: list[str], gold: set[str]) -> float:
+    """1 / rank of the first gold paper (0 when none is retrieved)."""
+    return next((1 / rank for rank, pid in enumerate(ranked, start=1) if pid in gold), 0.0)
+
+
+def ndcg_at(ranked: list[str], gold: set[str], k: int) -> float:
+    """Binary-relevance nDCG: gains discounted by log2(rank + 1), over the ideal ordering."""
+    dcg = sum(1 / math.log2(rank + 1) for rank, pid in enumerate(ranked[:k], 1) if pid in gold)
+    ideal = sum(1 / math.log2(rank + 1) for rank in range(1, min(len(gold), k) + 1))
+    return dcg / ideal
+
+
+def retrieval_scores(ranked: list[str], gold: set[str]) -> dict[str, float]:
+    scores = {f"recall@{k}": recall_at(ranked, gold, k) for k in RANK_CUTOFFS}
+    return scores | {"mrr": reciprocal_rank(ranked, gold), "ndcg@10": ndcg_at(ranked, gold, 10)}
+
+
+def averages(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {name: mean(row[name] for row in rows) for name in rows[0]} if rows else {}
+
+
+def choose_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[float, float]:
+    """The relevance cut-off that best separates answerable from unanswerable questions
+    (highest balanced accuracy; ties go to the lower cut-off), and that accuracy."""
+    scores = sorted(set(answerable + unanswerable))
+    candidates = [0.0] + [round((a + b) / 2, 3) for a, b in zip(scores, scores[1:])]
+    best = (0.0, 0.0)
+    for cut in candidates:
+        kept = mean(score >= cut for score in answerable) if answerable else 1.0
+        declined = mean(score < cut for score in unanswerable) if unanswerable else 1.0
+        accuracy = (kept + declined) / 2
+        if accuracy > best[1]:
+            best = (cut, accuracy)
+    return best
+
+
+def retrieval_query(question: Question) -> str:
+    """The text retrieved for: the question, with the earlier user turns for follow-ups."""
+    earlier = [turn.content for turn in question.history if turn.role == "user"]
+    return " ".join([*earlier[-1:], question.question])
+
+
+def evaluate_retrieval(retriever, questions: list[Question], modes: list[str]) -> dict:
+    """Per mode: metrics overall and per kind, plus the suggested abstention threshold."""
+    gold = gold_paper_ids(questions, list(retriever.catalog.values()))
+    report = {}
+    for mode in modes:
+        rows, top_relevance = {}, {}
+        for question in questions:
+            sources = retriever.search(retrieval_query(question), k=10, mode=mode)
+            top_relevance[question.id] = max((s.relevance for s in sources), default=0.0)
+            if question.answerable:
+                ranked = [s.paper.paper_id for s in sources]
+                rows[question.id] = retrieval_scores(ranked, gold[question.id])
+        by_kind = {}
+        for question in questions:
+            if question.id in rows:
+                by_kind.setdefault(question.kind, []).append(rows[question.id])
+        cut, accuracy = choose_threshold(
+            [top_relevance[q.id] for q in questions if q.answerable],
+            [top_relevance[q.id] for q in questions if not q.answerable])
+        report[mode] = {
+            "overall": averages(list(rows.values())) | {"n": len(rows)},
+            "by_kind": {kind: averages(r) | {"n": len(r)} for kind, r in sorted(by_kind.items())},
+            "threshold": {"min_relevance": cut, "balanced_accuracy": accuracy},
+        }
+    return report
+
+
+def retrieval_table(report: dict) -> str:
+    """A plain-text table: one row per mode and kind."""
+    names = [f"recall@{k}" for k in RANK_CUTOFFS] + ["mrr", "ndcg@10"]
+    lines = [f"{'mode':<7} {'kind':<13} {'n':>4} " + " ".join(f"{n:>9}" for n in names)]
+    for mode, result in report.items():
+        for kind, row in [("ALL", result["overall"]), *result["by_kind"].items()]:
+            lines.append(f"{mode:<7} {kind:<13} {row['n']:>4} "
+                         + " ".join(f"{row[n]:>9.3f}" for n in names))
+    return "\n".join(lines)
+
+
+def write_json(report: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1))

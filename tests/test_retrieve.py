@@ -1,0 +1,100 @@
+import json
+
+from typer.testing import CliRunner
+
+from rag.cli import app
+from rag.index import open_store
+from rag.index.bm25 import BM25Index
+from rag.retrieve import Filters, best_per_paper, named_authors, reciprocal_rank_fusion
+
+PRICING = ("A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
+           "Model with Discrete Price Data")
+SEPARABLE = ("Separable Neural Networks: Approximation Theory, NTK Regime, and Preconditioned "
+             "Gradient Descent")
+
+
+def titles(sources) -> list[str]:
+    return [source.paper.title for source in sources]
+
+
+def test_reciprocal_rank_fusion_rewards_agreement():
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["b", "c", "a"]], k=60)
+    assert list(fused) == ["b", "a", "c"]
+    assert fused["b"] == 1 / 62 + 1 / 61
+
+
+def test_chunks_group_into_their_best_paper():
+    hits = [("p1#1", 0.9), ("p2#0", 0.8), ("p1#0", 0.7)]
+    assert best_per_paper(hits) == {"p1": ("p1#1", 0.9), "p2": ("p2#0", 0.8)}
+
+
+def test_author_names_are_found_in_questions():
+    index = {"daniel m kane": {"p1"}, "song mei": {"p2"}}
+    assert named_authors("What did Daniel M. Kane publish?", index) == {"p1"}
+    assert named_authors("any papers by song mei or others", index) == {"p2"}
+    assert named_authors("kane and mei", index) == set()
+
+
+def test_exact_method_name_ranks_its_paper_first(retriever):
+    for mode in ("hybrid", "bm25"):
+        found = retriever.search("How does BayesCoxCP price products?", k=5, mode=mode)
+        assert titles(found)[0] == PRICING, mode
+
+
+def test_paraphrase_without_acronyms_finds_the_paper(retriever):
+    question = "Which work sets prices for products when only a few discrete price levels are allowed?"
+    assert PRICING in titles(retriever.search(question, k=5))
+
+
+def test_results_are_whole_papers_with_passage_and_relevance(retriever):
+    found = retriever.search("continual learning without forgetting", k=5)
+    assert len(found) == 5 and len({s.paper.paper_id for s in found}) == 5
+    for source in found:
+        assert source.passage[:80] in source.paper.abstract
+        assert 0 <= source.relevance <= 1 and source.paper.abstract
+    assert [s.score for s in found] == sorted((s.score for s in found), reverse=True)
+
+
+def test_filters_apply_before_ranking(retriever):
+    only_iclr = retriever.search("neural networks", k=10, filters=Filters(venue="iclr"))
+    assert len(only_iclr) == 10 and all(s.paper.venue == "ICLR 2026" for s in only_iclr)
+    by_meng = retriever.search("reinforcement learning", k=5, filters=Filters(author="deyu MENG"))
+    assert titles(by_meng) == [SEPARABLE]
+    area = retriever.search("spiking networks", k=5, filters=Filters(area="probabilistic methods"))
+    assert area and all(s.paper.subarea == "Probabilistic Methods" for s in area)
+    chosen = {s.paper.paper_id for s in only_iclr[:2]}
+    assert {s.paper.paper_id for s in retriever.search(
+        "anything", k=5, filters=Filters(paper_ids=chosen))} == chosen
+    assert retriever.search("x", filters=Filters(author="Nobody Atall")) == []
+    for mode in ("dense", "bm25"):
+        found = retriever.search("optimization", k=5, mode=mode, filters=Filters(venue="ICLR"))
+        assert found and all(s.paper.venue == "ICLR 2026" for s in found)
+
+
+def test_named_author_is_relevant_and_ranked_first(retriever):
+    found = retriever.search("What did Deyu Meng work on?", k=3)
+    assert titles(found)[0] == SEPARABLE and found[0].relevance == 1.0
+
+
+def test_off_topic_question_has_low_relevance(retriever):
+    on_topic = retriever.search("How does BayesCoxCP price products?", k=1)[0]
+    off_topic = retriever.search("What is a good recipe for sourdough bread?", k=1)[0]
+    assert off_topic.relevance < on_topic.relevance - 0.2
+
+
+def test_bm25_index_matches_chroma(seed_index):
+    lexical = BM25Index(seed_index.bm25_dir)
+    stored = open_store(seed_index).collection.get(include=[])["ids"]
+    assert sorted(lexical.chunk_ids) == sorted(stored)
+    assert len(lexical.papers) == 58
+
+
+def test_search_cli_json(seed_index, monkeypatch):
+    monkeypatch.setenv("RAG_DATA_DIR", str(seed_index.data_dir))
+    result = CliRunner().invoke(app, ["search", "How does BayesCoxCP price products?", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert rows[0]["title"] == PRICING
+    assert {"paper_id", "title", "score", "passage", "relevance", "authors"} <= set(rows[0])
+    result = CliRunner().invoke(app, ["search", "anything", "--author", "Deyu Meng", "--json"])
+    assert [row["title"] for row in json.loads(result.stdout)] == [SEPARABLE]
