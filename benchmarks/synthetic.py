@@ -44,3 +44,30 @@ def write_corpus(n: int, path: Path, seed: int = 0) -> Path:
 
 if __name__ == "__main__":
     write_corpus(int(sys.argv[1]), Path(sys.argv[2]))
+
+
+class ComposedEmbedder:
+    """For synthetic corpora only: a chunk's vector is the normalized mean of real embeddings
+    of its sentences (cached), since synthetic abstracts are mixtures of seed sentences.
+    Tokenization, window and name are the real embedder's."""
+
+    def __init__(self, embedder):
+        self.embedder, self.cache = embedder, {}
+        self.name, self.window = embedder.name, embedder.window
+        self.special_tokens = embedder.special_tokens
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.embedder.tokenize(text)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        import numpy as np
+
+        parts = [re.split(r"(?<=[.!?])\s+", text.split("\n", 1)[-1]) for text in texts]
+        new = sorted({p for sentences in parts for p in sentences} - self.cache.keys())
+        if new:
+            self.cache.update(zip(new, self.embedder.embed(new)))
+        vectors = []
+        for sentences in parts:
+            mean = np.mean([self.cache[s] for s in sentences], axis=0)
+            vectors.append((mean / np.linalg.norm(mean)).tolist())
+        return vectors
