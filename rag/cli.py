@@ -105,8 +105,9 @@ def eval_command(
     typer.echo(retrieval_table(report))
     for name, result in report.items():
         threshold = result["threshold"]
-        typer.echo(f"{name}: abstain below relevance {threshold['min_relevance']:.3f} "
-                   f"(balanced accuracy {threshold['balanced_accuracy']:.3f} on this file)")
+        typer.echo(f"{name}: abstaining below relevance {threshold['min_relevance']:.3f} keeps "
+                   f"{threshold['answerable_kept']:.0%} of answerable and declines "
+                   f"{threshold['unanswerable_declined']:.0%} of unanswerable questions here")
     if out:
         write_json({"retrieval": report}, out / "report.json")
 

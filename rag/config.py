@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     retrieval_mode: Literal["hybrid", "dense", "bm25"] = Field("hybrid", description="hybrid (dense + BM25, RRF), dense, or bm25.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (higher = flatter).")
     min_relevance: float = Field(
-        0.3, ge=0.0, le=1.0,
+        0.37, ge=0.0, le=1.0,
         description="Below this top relevance (cosine of question and best chunk) the corpus "
         "is taken not to answer; chosen on the dev set, see eval/README.md.",
     )
@@ -85,3 +85,16 @@ def get_settings(**overrides) -> Settings:
             f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors()
         )
         raise ConfigError(f"Invalid settings ({problems}). Check your RAG_* variables and .env.")
+
+
+def env_example() -> str:
+    """The text of .env.example: every setting with its description and default."""
+    import json
+
+    lines = ["# Every setting, with its default. Copy to .env and edit; RAG_ variables override .env."]
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        if isinstance(default, list):
+            default = json.dumps([str(item) for item in default])
+        lines += ["", f"# {field.description}", f"RAG_{name.upper()}={'' if default is None else default}"]
+    return "\n".join(lines) + "\n"

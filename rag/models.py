@@ -41,6 +41,7 @@ class Chunk(BaseModel):
     paper_id: str
     index: int
     text: str
+    body_start: int = 0  # where the abstract text begins, after the title/area prefix
 
 
 class Source(BaseModel):

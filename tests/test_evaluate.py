@@ -26,10 +26,13 @@ def test_rank_metrics_by_hand():
     assert ndcg_at(["b", "d", "z"], gold, 10) == pytest.approx(1.0)
 
 
-def test_threshold_separates_answerable_from_unanswerable():
-    cut, accuracy = choose_threshold([0.6, 0.7, 0.8], [0.2, 0.3, 0.65])
-    assert 0.3 < cut <= 0.6 and accuracy == pytest.approx((1 + 2 / 3) / 2)
-    assert choose_threshold([0.9], [0.1])[1] == 1.0
+def test_threshold_keeps_answerable_questions_first():
+    chosen = choose_threshold([0.6, 0.7, 0.8], [0.2, 0.3, 0.65], min_kept=1.0)
+    assert 0.3 < chosen["min_relevance"] <= 0.6
+    assert chosen["answerable_kept"] == 1.0
+    assert chosen["unanswerable_declined"] == pytest.approx(2 / 3)
+    relaxed = choose_threshold([0.6, 0.7, 0.8], [0.2, 0.3, 0.65], min_kept=0.6)
+    assert relaxed["min_relevance"] > 0.65 and relaxed["unanswerable_declined"] == 1.0
 
 
 def test_questions_file_extra_fields_and_gold_title_normalisation(tmp_path):
@@ -67,6 +70,6 @@ def test_retrieval_evaluation_on_a_small_file(retriever, tmp_path):
     ])
     report = evaluate_retrieval(retriever, load_questions(path), ["hybrid", "dense"])
     assert report["hybrid"]["overall"]["recall@1"] == 1.0
-    assert report["hybrid"]["threshold"]["balanced_accuracy"] == 1.0
+    assert report["hybrid"]["threshold"]["unanswerable_declined"] == 1.0
     table = retrieval_table(report)
     assert "hybrid" in table and "keyword" in table and "dense" in table

@@ -5,7 +5,9 @@ from typer.testing import CliRunner
 from rag.cli import app
 from rag.index import open_store
 from rag.index.bm25 import BM25Index
-from rag.retrieve import Filters, best_per_paper, named_authors, reciprocal_rank_fusion
+from rag.models import Paper
+from rag.retrieve import Filters, best_per_paper, reciprocal_rank_fusion
+from rag.retrieve.metadata import MetadataIndex
 
 PRICING = ("A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
            "Model with Discrete Price Data")
@@ -28,11 +30,18 @@ def test_chunks_group_into_their_best_paper():
     assert best_per_paper(hits) == {"p1": ("p1#1", 0.9), "p2": ("p2#0", 0.8)}
 
 
-def test_author_names_are_found_in_questions():
-    index = {"daniel m kane": {"p1"}, "song mei": {"p2"}}
-    assert named_authors("What did Daniel M. Kane publish?", index) == {"p1"}
-    assert named_authors("any papers by song mei or others", index) == {"p2"}
-    assert named_authors("kane and mei", index) == set()
+def test_authors_and_asked_for_labels_are_found_in_questions():
+    def paper(pid, authors, area=None, subarea=None):
+        return Paper(paper_id=pid, title=pid, title_source="derived", authors=authors, area=area,
+                     subarea=subarea, abstract="x", source_file="f")
+
+    index = MetadataIndex([paper("p1", ["Daniel M. Kane"], "Theory", "Learning Theory"),
+                           paper("p2", ["Song Mei", "Daniel M. Kane"])])
+    assert index.mentioned("What did Daniel M. Kane publish?") == ["p1", "p2"]
+    assert index.mentioned("any papers by song mei or others") == ["p2"]
+    assert index.mentioned("kane and mei") == []
+    assert index.mentioned("Which papers are in the Learning Theory subarea?") == ["p1"]
+    assert index.mentioned("Is there a statistical learning theory of this?") == []
 
 
 def test_exact_method_name_ranks_its_paper_first(retriever):

@@ -4,6 +4,7 @@ from rag.index.embedder import Embedder
 from rag.models import Chunk, Paper
 
 MAX_TITLE_PIECES = 48  # a runaway title must not crowd out the abstract
+FORMAT_VERSION = 3  # bump when the chunk text format changes, so ingest re-embeds everything
 
 
 class Chunker:
@@ -19,7 +20,8 @@ class Chunker:
             chunk_overlap=min(chunk_overlap, self.size // 4),
             tokenizer=embedder.tokenize,
         )
-        self.signature = f"{embedder.name}/{self.size}/{self.splitter.chunk_overlap}"
+        self.signature = (
+            f"v{FORMAT_VERSION}/{embedder.name}/{self.size}/{self.splitter.chunk_overlap}")
 
     def title_prefix(self, title: str) -> str:
         words = title.split()
@@ -29,11 +31,14 @@ class Chunker:
         return (clipped if clipped == title.strip() else clipped + " …") + "\n"
 
     def chunks(self, paper: Paper) -> list[Chunk]:
-        """The paper's chunks, ids `<paper_id>#<n>`, each text starting with the title."""
+        """The paper's chunks, ids `<paper_id>#<n>`, each text starting with the title (and the
+        area line, when known)."""
         prefix = self.title_prefix(paper.title)
+        if paper.area:
+            prefix += " · ".join(filter(None, [paper.area, paper.subarea])) + "\n"
         bodies = self.splitter.split_text_metadata_aware(paper.abstract, metadata_str=prefix)
         return [
             Chunk(chunk_id=f"{paper.paper_id}#{n}", paper_id=paper.paper_id, index=n,
-                  text=prefix + body)
+                  text=prefix + body, body_start=len(prefix))
             for n, body in enumerate(bodies)
         ]

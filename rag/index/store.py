@@ -32,6 +32,7 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
     """Everything needed to cite and filter, flattened for Chroma (no None values)."""
     metadata = {
         "paper_id": paper.paper_id, "chunk": chunk.index, "n_chunks": n_chunks,
+        "body_start": chunk.body_start,
         "content_hash": paper_hash, "title": paper.title, "title_source": paper.title_source,
         "title_key": normalize_text(paper.title), "authors_truncated": paper.authors_truncated,
         "source_file": paper.source_file,

@@ -1,41 +1,16 @@
 """Hybrid retrieval: dense (Chroma) and BM25 over the same chunks, fused by reciprocal rank,
 grouped into papers, filtered before ranking, each result carrying a relevance score."""
 
-import re
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel
 
 from rag.config import Settings
-from rag.models import Paper, Source
+from rag.models import Source
+from rag.retrieve.metadata import Filters, MetadataIndex
 
 Mode = Literal["hybrid", "dense", "bm25"]
 MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
-
-
-class Filters(BaseModel):
-    """Restrict retrieval to matching papers; empty filters allow everything."""
-
-    author: str | None = None
-    area: str | None = None
-    venue: str | None = None
-    paper_ids: set[str] | None = None
-
-    def active(self) -> bool:
-        return any(v is not None for v in self.model_dump().values())
-
-    def allows(self, paper: Paper) -> bool:
-        """Case-insensitive substring matches; area matches the area or the subarea."""
-        def has(needle: str | None, *fields: str | None) -> bool:
-            return needle is None or any(needle.casefold() in (f or "").casefold() for f in fields)
-
-        return (
-            has(self.author, *paper.authors)
-            and has(self.area, paper.area, paper.subarea)
-            and has(self.venue, paper.venue)
-            and (self.paper_ids is None or paper.paper_id in self.paper_ids)
-        )
 
 
 def reciprocal_rank_fusion(rankings: list[list[str]], k: int) -> dict[str, float]:
@@ -55,29 +30,6 @@ def best_per_paper(hits: list[tuple[str, float]]) -> dict[str, tuple[str, float]
     return papers
 
 
-def name_key(text: str) -> str:
-    """Lowercase words without punctuation: 'Daniel M. Kane' -> 'daniel m kane'."""
-    return " ".join(re.findall(r"\w+", text.casefold()))
-
-
-def author_index(papers: list[Paper]) -> dict[str, set[str]]:
-    """Full author names (two words or more) to the ids of their papers."""
-    index: dict[str, set[str]] = {}
-    for paper in papers:
-        for author in paper.authors:
-            key = name_key(author)
-            if " " in key:
-                index.setdefault(key, set()).add(paper.paper_id)
-    return index
-
-
-def named_authors(query: str, index: dict[str, set[str]]) -> set[str]:
-    """Papers whose author's full name appears in the query."""
-    words = name_key(query).split()
-    grams = {" ".join(words[i:i + n]) for n in range(2, 5) for i in range(len(words) - n + 1)}
-    return set().union(*(index[gram] for gram in grams if gram in index))
-
-
 class Retriever:
     """Paper-level search over the index built by `rag ingest`."""
 
@@ -93,7 +45,7 @@ class Retriever:
         self.embedder = embedder or load_embedder(
             settings.embedding_model, settings.embedding_batch_size)
         self.chunk_papers = np.array([c.rsplit("#", 1)[0] for c in self.lexical.chunk_ids])
-        self.authors = author_index(self.lexical.papers)
+        self.metadata = MetadataIndex(self.lexical.papers)
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid",
                filters: Filters | None = None) -> list[Source]:
@@ -111,16 +63,16 @@ class Retriever:
         vector = self.embedder.embed([query])[0]
         dense = self._dense(vector, depth, allowed) if mode != "bm25" else {}
         lexical = self._bm25(query, depth, allowed) if mode != "dense" else {}
-        by_author = named_authors(query, self.authors)
+        mentioned = self.metadata.mentioned(query)
         if allowed is not None:
-            by_author &= set(allowed)
+            mentioned = [pid for pid in mentioned if pid in set(allowed)]
         if mode == "hybrid":
             scores = reciprocal_rank_fusion(
-                [sorted(by_author), list(dense), list(lexical)], self.settings.rrf_k)
+                [mentioned, list(dense), list(lexical)], self.settings.rrf_k)
         else:
             scores = {pid: score for pid, (_, score) in (dense or lexical).items()}
         top = list(scores)[:k]
-        return self._sources(top, scores, dense, lexical, vector, by_author)
+        return self._sources(top, scores, dense, lexical, vector, set(mentioned))
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
@@ -131,24 +83,24 @@ class Retriever:
         return best_per_paper(self.lexical.search(query, depth, mask))
 
     def _sources(self, top: list[str], scores: dict, dense: dict, lexical: dict,
-                 vector, by_author: set[str]) -> list[Source]:
-        """Sources for the top papers. A paper whose author the question names is fully
+                 vector, mentioned: set[str]) -> list[Source]:
+        """Sources for the top papers. A paper whose metadata the question names is fully
         relevant; otherwise relevance is the cosine of the question and its best chunk."""
         best_chunk = {pid: (dense.get(pid) or lexical.get(pid) or (f"{pid}#0",))[0] for pid in top}
         stored = self.store.chunks(list(dict.fromkeys(
             [*best_chunk.values(), *(f"{pid}#0" for pid in top)])))
         relevance = {pid: similarity for pid, (_, similarity) in dense.items()}
-        relevance |= dict.fromkeys(by_author, 1.0)
+        relevance |= dict.fromkeys(mentioned, 1.0)
         missing = [pid for pid in top if pid not in relevance]
         for pid, vectors in (self.store.embeddings(missing).items() if missing else []):
             relevance[pid] = float(np.max(np.asarray(vectors) @ np.asarray(vector)))
         sources = []
         for pid in top:
-            document, _ = stored[best_chunk[pid]]
+            document, metadata = stored[best_chunk[pid]]
             paper = self.catalog[pid].model_copy(
                 update={"abstract": stored[f"{pid}#0"][1].get("abstract", "")})
             sources.append(Source(
-                paper=paper, passage=document.split("\n", 1)[-1], score=scores[pid],
+                paper=paper, passage=document[metadata.get("body_start", 0):], score=scores[pid],
                 relevance=max(0.0, relevance.get(pid, 0.0)),
             ))
         return sources

@@ -1,0 +1,70 @@
+"""Metadata in questions and filters: explicit filters, author names that a question mentions
+in full ("papers by Deyu Meng"), and area labels that it asks about as labels ("papers in the
+Learning Theory subarea"; a bare topic like "reinforcement learning" is not a label question)."""
+
+import re
+
+from pydantic import BaseModel
+
+from rag.models import Paper
+
+
+class Filters(BaseModel):
+    """Restrict retrieval to matching papers; empty filters allow everything."""
+
+    author: str | None = None
+    area: str | None = None
+    venue: str | None = None
+    paper_ids: set[str] | None = None
+
+    def active(self) -> bool:
+        return any(v is not None for v in self.model_dump().values())
+
+    def allows(self, paper: Paper) -> bool:
+        """Case-insensitive substring matches; area matches the area or the subarea."""
+        def has(needle: str | None, *fields: str | None) -> bool:
+            return needle is None or any(needle.casefold() in (f or "").casefold() for f in fields)
+
+        return (
+            has(self.author, *paper.authors)
+            and has(self.area, paper.area, paper.subarea)
+            and has(self.venue, paper.venue)
+            and (self.paper_ids is None or paper.paper_id in self.paper_ids)
+        )
+
+
+def words_key(text: str) -> str:
+    """Lowercase words without punctuation: 'Daniel M. Kane' -> 'daniel m kane'."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+LABEL_CUES = {"area", "areas", "subarea", "subareas", "label", "labels", "labeled", "labelled",
+              "category", "categories", "track", "tracks", "classified", "listed", "tagged"}
+
+
+class MetadataIndex:
+    """Full author names and area/subarea labels, each mapped to the ids of its papers."""
+
+    def __init__(self, papers: list[Paper]):
+        self.authors: dict[str, set[str]] = {}
+        self.labels: dict[str, set[str]] = {}
+        for paper in papers:
+            for author in paper.authors:
+                if " " in (key := words_key(author)):  # a lone surname is too ambiguous
+                    self.authors.setdefault(key, set()).add(paper.paper_id)
+            for label in (paper.area, paper.subarea):
+                if label:
+                    self.labels.setdefault(words_key(label), set()).add(paper.paper_id)
+
+    def mentioned(self, query: str) -> list[str]:
+        """Papers whose author the query names, or whose area label it asks about, most
+        mentions first."""
+        words = words_key(query).split()
+        grams = [" ".join(words[i:i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
+        indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
+        counts: dict[str, int] = {}
+        for index in indexes:
+            for gram in grams:
+                for pid in index.get(gram, ()):
+                    counts[pid] = counts.get(pid, 0) + 1
+        return sorted(counts, key=lambda pid: (-counts[pid], pid))
