@@ -88,28 +88,163 @@ def search_command(
         typer.echo(f"   {source.passage[:240]}…")
 
 
+def print_answer(events, as_json: bool) -> None:
+    """Stream the draft to the terminal, then the checked answer, references and flags."""
+    from rag.models import Answer
+
+    streamed = []
+    for event in events:
+        if isinstance(event, Answer):
+            answer = event
+        elif not as_json:
+            streamed.append(event)
+            typer.echo(event, nl=False)
+    if as_json:
+        typer.echo(json.dumps(answer.summary(), ensure_ascii=False, indent=1))
+        return
+    typer.echo("")
+    if " ".join("".join(streamed).split()) != " ".join(answer.text.split()):
+        typer.secho("\nChecked answer:", bold=True)
+        typer.echo(answer.text)
+    if answer.citations:
+        typer.secho("\nReferences:", bold=True)
+        typer.echo(answer.references())
+    if answer.suggestions:
+        typer.secho("\nYou may want:", bold=True)
+        for source in answer.suggestions:
+            typer.echo(f"- {source.paper.title}")
+    for sentence in answer.unsupported_sentences:
+        typer.secho(f"⚠ not supported by its cited abstract: {sentence}", fg="yellow")
+    for notice in answer.notices:
+        typer.secho(f"⚠ {notice}", fg="yellow", err=True)
+    typer.secho(f"[{answer.backend} · {answer.latency_s:.1f} s]", dim=True, err=True)
+
+
+def answerer_for(backend: str | None):
+    from rag.answer.pipeline import Answerer
+
+    overrides = {"llm_backend": backend} if backend else {}
+    return Answerer(get_settings(**overrides))
+
+
+@app.command("ask")
+def ask_command(
+    question: str = typer.Argument(..., help="Your question about the papers."),
+    backend: str = typer.Option(None, "--backend", help="local, openai, ollama, extractive or fake."),
+    k: int = typer.Option(None, "-k", help="Papers retrieved (default: RAG_TOP_K)."),
+    author: str = typer.Option(None, "--author", help="Only papers with a matching author."),
+    area: str = typer.Option(None, "--area", help="Only papers whose area or subarea matches."),
+    venue: str = typer.Option(None, "--venue", help="Only papers from a matching venue."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+):
+    """Answer a question with citations to the papers, checked before they are shown."""
+    from rag.retrieve import Filters
+
+    filters = Filters(author=author, area=area, venue=venue)
+    print_answer(answerer_for(backend).ask(question, k=k, filters=filters), as_json)
+
+
+@app.command("summarize")
+def summarize_command(
+    target: str = typer.Argument(..., help="A paper title, or a topic."),
+    backend: str = typer.Option(None, "--backend", help="local, openai, ollama, extractive or fake."),
+    k: int = typer.Option(None, "-k", help="Papers for a topic overview."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+):
+    """A cited summary of one paper (give its title) or an overview of a topic."""
+    print_answer(answerer_for(backend).summarize(target, k=k), as_json)
+
+
+@app.command("chat")
+def chat_command(
+    backend: str = typer.Option(None, "--backend", help="local, openai, ollama, extractive or fake."),
+):
+    """A conversation in the terminal; follow-ups may refer to earlier answers. Ctrl-D ends it."""
+    from rag.models import Answer, Message
+
+    answerer, history = answerer_for(backend), []
+    while True:
+        try:
+            question = input("\nYou: ")
+        except (EOFError, KeyboardInterrupt):
+            typer.echo("")
+            return
+        if not question.strip():
+            continue
+        answer = None
+        try:
+            events = list_and_print(answerer.ask(question, history=history))
+            answer = next(e for e in events if isinstance(e, Answer))
+        except RagError as error:
+            typer.secho(f"Error: {error}", fg="red")
+            continue
+        history += [Message(role="user", content=question),
+                    Message(role="assistant", content=answer.text + "\n" + answer.references())]
+
+
+def list_and_print(events):
+    collected = []
+
+    def tee():
+        for event in events:
+            collected.append(event)
+            yield event
+
+    print_answer(tee(), as_json=False)
+    return collected
+
+
 @app.command("eval")
 def eval_command(
     questions: Path = typer.Option(Path("eval/questions.jsonl"), "--questions",
                                    help="Questions file (JSONL: id, question, kind, gold_titles, answer_keywords)."),
-    mode: str = typer.Option("hybrid,dense,bm25", "--mode", help="Retrieval modes, comma-separated."),
-    retrieval_only: bool = typer.Option(True, "--retrieval-only", help="Only retrieval metrics."),
-    out: Path = typer.Option(None, "--out", help="Folder for report.json."),
+    backend: str = typer.Option(None, "--backend", help="Backends to compare, comma-separated."),
+    mode: str = typer.Option(None, "--mode", help="Retrieval modes, comma-separated."),
+    k: int = typer.Option(None, "-k", help="Papers retrieved per question."),
+    limit: int = typer.Option(None, "--limit", help="Only the first N questions."),
+    retrieval_only: bool = typer.Option(False, "--retrieval-only", help="Only retrieval metrics."),
+    out: Path = typer.Option(None, "--out", help="Folder for report.json and per-question rows."),
 ):
-    """Measure retrieval (recall@1/5/10, MRR, nDCG@10) per mode and question kind."""
-    from rag.evaluate import evaluate_retrieval, load_questions, retrieval_table, write_json
+    """Measure retrieval and cited answers on a questions file, side by side per configuration."""
+    from rag.answer.pipeline import Answerer
+    from rag.evaluate import (answer_table, evaluate_answers, evaluate_retrieval, load_questions,
+                              metrics_by_kind, retrieval_table, write_json)
     from rag.retrieve import Retriever
 
-    modes = [m.strip() for m in mode.split(",") if m.strip()]
-    report = evaluate_retrieval(Retriever(get_settings()), load_questions(questions), modes)
-    typer.echo(retrieval_table(report))
-    for name, result in report.items():
+    settings = get_settings(**({"top_k": k} if k else {}))
+    items = load_questions(questions)[:limit]
+    modes = [m.strip() for m in (mode or ("hybrid,dense,bm25" if retrieval_only else
+                                          settings.retrieval_mode)).split(",") if m.strip()]
+    retriever = Retriever(settings)
+    retrieval = evaluate_retrieval(retriever, items, modes)
+    typer.echo(retrieval_table(retrieval))
+    for name, result in retrieval.items():
         threshold = result["threshold"]
         typer.echo(f"{name}: abstaining below relevance {threshold['min_relevance']:.3f} keeps "
                    f"{threshold['answerable_kept']:.0%} of answerable and declines "
                    f"{threshold['unanswerable_declined']:.0%} of unanswerable questions here")
+    report = {"retrieval": retrieval, "metrics": {}, "by_kind": {}}
+    rows_by_config = {}
+    if not retrieval_only:
+        for backend_name in (backend or settings.llm_backend).split(","):
+            for mode_name in modes:
+                config = f"{backend_name.strip()}/{mode_name}"
+                configured = settings.model_copy(update={
+                    "llm_backend": backend_name.strip(), "retrieval_mode": mode_name})
+                answerer = Answerer(configured, retriever=retriever)
+                rows = evaluate_answers(answerer, items)
+                rows_by_config[config] = rows
+                report["by_kind"][config] = metrics_by_kind(rows)
+                report["metrics"][config] = report["by_kind"][config]["ALL"]
+        typer.echo("")
+        typer.echo(answer_table(report["by_kind"]))
     if out:
-        write_json({"retrieval": report}, out / "report.json")
+        write_json(report, out / "report.json")
+        with (out / "questions.jsonl").open("w") as handle:
+            for config, rows in rows_by_config.items():
+                for row in rows:
+                    handle.write(json.dumps({"config": config, **row}, ensure_ascii=False) + "\n")
+        typer.echo(f"Wrote {out}/report.json and {out}/questions.jsonl")
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 BUNDLED_EMBEDDER = "all-MiniLM-L6-v2"
@@ -48,6 +48,28 @@ class Settings(BaseSettings):
         description="Below this top relevance (cosine of question and best chunk) the corpus "
         "is taken not to answer; chosen on the dev set, see eval/README.md.",
     )
+    llm_backend: str = Field(
+        "local", description="Answer backend: local (bundled llama.cpp model), openai, ollama, "
+        "extractive (no LLM) or fake (tests).")
+    local_model_path: Path | None = Field(
+        None, description="A GGUF file for the local backend; unset means the bundled "
+        "Qwen2.5-Coder-1.5B-Instruct assembled under data_dir/models by scripts/setup.sh.")
+    llm_threads: int = Field(2, ge=1, description="CPU threads for the local model.")
+    llm_context: int = Field(4096, ge=512, description="Context window (tokens) of the local model.")
+    max_answer_tokens: int = Field(350, ge=16, description="Longest answer generated, in tokens.")
+    llm_timeout_s: float = Field(
+        120.0, gt=0, description="Seconds to wait for a remote model before falling back.")
+    openai_base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or a "
+        "vLLM / llama.cpp server at http://127.0.0.1:8000/v1.")
+    openai_model: str | None = Field(None, description="Model name on the OpenAI-compatible server.")
+    openai_api_key: SecretStr | None = Field(
+        None, description="API key for the OpenAI-compatible server (any value if it checks none).")
+    ollama_host: str = Field("http://127.0.0.1:11434", description="The Ollama server.")
+    ollama_model: str = Field("qwen2.5:1.5b", description="The Ollama model name.")
+    support_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="A sentence counts as supported by a cited abstract "
+        "when its best sentence similarity reaches this; chosen on the dev set.")
     chroma_host: str | None = Field(
         None, description="Chroma server host; unset means an embedded store under data_dir."
     )

@@ -2,14 +2,13 @@
 
 import json
 import math
-import re
 from pathlib import Path
 from statistics import mean
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rag.errors import ConfigError
-from rag.models import Paper, normalize_text
+from rag.models import Paper, title_key
 
 RANK_CUTOFFS = (1, 5, 10)
 
@@ -34,11 +33,6 @@ class Question(BaseModel):
     @property
     def answerable(self) -> bool:
         return bool(self.gold_titles)
-
-
-def title_key(title: str) -> str:
-    """Titles compared ignoring case, whitespace and punctuation."""
-    return re.sub(r"[\W_]+", " ", normalize_text(title)).strip()
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -165,3 +159,122 @@ def retrieval_table(report: dict) -> str:
 def write_json(report: dict, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=1))
+
+
+# --- answer metrics (one row per question, then aggregated) ---
+
+def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]) -> dict:
+    """Everything measured on one answer: retrieval, citations vs gold, support, abstention."""
+    retrieved = [s.paper.paper_id for s in answer.sources or answer.suggestions]
+    cited = [c.paper_id for c in answer.citations]
+    offered = set(retrieved)
+    cited_sentences = [s for s in answer.sentences if s.citations]
+    text = answer.text.casefold()
+    return {
+        "id": question.id, "kind": question.kind, "question": question.question,
+        "answerable": question.answerable, "abstained": answer.abstained,
+        "retrieved": retrieved, "cited": cited,
+        "invalid_citations": sum(pid not in offered or pid not in catalog_ids for pid in cited),
+        "gold_cited": len(gold & set(cited)), "gold": len(gold),
+        "sentences": len(answer.sentences), "cited_sentences": len(cited_sentences),
+        "supported_sentences": sum(bool(s.supported) for s in cited_sentences),
+        "keywords_found": sum(k.casefold() in text for k in question.answer_keywords),
+        "keywords": len(question.answer_keywords),
+        "ttft_s": answer.ttft_s, "latency_s": answer.latency_s, "backend": answer.backend,
+        "notices": answer.notices, "answer": answer.text,
+    }
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-th percentile (nearest rank) of the values, None when there are none."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+def answer_metrics(rows: list[dict]) -> dict[str, float | None]:
+    """Aggregate metrics over answer rows (definitions in eval/README.md)."""
+    answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
+    answered = [r for r in answerable if not r["abstained"]]
+    citing = [r for r in answered if r["cited"]]
+    precision = ratio(sum(r["gold_cited"] / len(r["cited"]) for r in citing), len(citing))
+    recall = ratio(sum(r["gold_cited"] / r["gold"] for r in answerable), len(answerable))
+    all_cited = sum(len(r["cited"]) for r in rows)
+    sentences = sum(r["sentences"] for r in rows if not r["abstained"])
+    cited_sentences = sum(r["cited_sentences"] for r in rows)
+    answered_all = [r for r in rows if not r["abstained"]]
+    return {
+        "citation_precision": precision,
+        "citation_recall": recall,
+        "citation_f1": ratio(2 * precision * recall, precision + recall) if precision and recall else 0.0,
+        "answers_with_citations": ratio(len(citing), len(answered)),
+        "invalid_citation_rate": ratio(sum(r["invalid_citations"] for r in rows), all_cited) or 0.0,
+        "supported_sentence_rate": ratio(sum(r["supported_sentences"] for r in rows), cited_sentences),
+        "uncited_sentence_rate": ratio(sentences - cited_sentences, sentences),
+        "abstention_accuracy": ratio(sum(r["abstained"] for r in unanswerable), len(unanswerable)),
+        "false_abstention_rate": ratio(len(answerable) - len(answered), len(answerable)),
+        "answered_precision": ratio(sum(r["gold_cited"] > 0 for r in answered) + 0.0,
+                                    len(answered_all)),
+        "keyword_hit_rate": ratio(sum(r["keywords_found"] for r in answered),
+                                  sum(r["keywords"] for r in answered)),
+        "ttft_p50_s": percentile([r["ttft_s"] for r in rows if r["ttft_s"] is not None], 50),
+        "ttft_p95_s": percentile([r["ttft_s"] for r in rows if r["ttft_s"] is not None], 95),
+        "latency_p50_s": percentile([r["latency_s"] for r in rows], 50),
+        "latency_p95_s": percentile([r["latency_s"] for r in rows], 95),
+        "n": len(rows),
+    }
+
+
+def evaluate_answers(answerer, questions: list[Question], show_progress: bool = True) -> list[dict]:
+    """Ask every question (with its history) and measure each answer."""
+    from tqdm import tqdm
+
+    from rag.models import Answer, Message
+
+    catalog = answerer.retriever.catalog
+    gold = gold_paper_ids(questions, list(catalog.values()))
+    rows = []
+    for question in tqdm(questions, desc=f"Asking ({answerer.settings.llm_backend})",
+                         unit="question", disable=not show_progress or None):
+        history = [Message(role=t.role, content=t.content) for t in question.history
+                   if t.role in ("user", "assistant")]
+        answer = next(e for e in answerer.ask(question.question, history=history)
+                      if isinstance(e, Answer))
+        rows.append(answer_row(question, answer, gold[question.id], set(catalog)))
+    return rows
+
+
+def metrics_by_kind(rows: list[dict]) -> dict[str, dict]:
+    kinds = sorted({r["kind"] for r in rows})
+    return {"ALL": answer_metrics(rows)} | {
+        kind: answer_metrics([r for r in rows if r["kind"] == kind]) for kind in kinds}
+
+
+ANSWER_COLUMNS = {
+    "citation_precision": "cit_P", "citation_recall": "cit_R", "citation_f1": "cit_F1",
+    "invalid_citation_rate": "invalid", "supported_sentence_rate": "support",
+    "uncited_sentence_rate": "uncited", "abstention_accuracy": "abst_acc",
+    "false_abstention_rate": "false_abst", "answered_precision": "ans_prec",
+    "keyword_hit_rate": "keywords", "ttft_p50_s": "ttft50", "latency_p50_s": "lat50",
+    "latency_p95_s": "lat95",
+}
+
+
+def answer_table(results: dict[str, dict[str, dict]]) -> str:
+    """Plain-text table: one row per configuration and kind."""
+    header = f"{'config':<18} {'kind':<13} {'n':>4} " + " ".join(
+        f"{short:>10}" for short in ANSWER_COLUMNS.values())
+    lines = [header]
+    for config, by_kind in results.items():
+        for kind, metrics in by_kind.items():
+            cells = ["-" if metrics[name] is None else f"{metrics[name]:.3f}"
+                     for name in ANSWER_COLUMNS]
+            lines.append(f"{config:<18} {kind:<13} {metrics['n']:>4} "
+                         + " ".join(f"{cell:>10}" for cell in cells))
+    return "\n".join(lines)

@@ -13,6 +13,11 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
 
 
+def title_key(title: str) -> str:
+    """Titles compared ignoring case, whitespace and punctuation."""
+    return re.sub(r"[\W_]+", " ", normalize_text(title)).strip()
+
+
 def paper_id_for(abstract: str) -> str:
     """A stable id from the abstract's normalized text, so re-ingesting is idempotent."""
     return hashlib.sha256(normalize_text(abstract).encode()).hexdigest()[:16]
@@ -60,6 +65,79 @@ class Source(BaseModel):
         paper = self.paper.model_dump(exclude={"abstract", "source_file", "title_source"})
         return {**paper, "score": round(self.score, 6), "relevance": round(self.relevance, 4),
                 "passage": self.passage}
+
+
+class Message(BaseModel):
+    """One chat turn."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Citation(BaseModel):
+    """A numbered reference in an answer, resolved to a retrieved paper."""
+
+    number: int
+    paper_id: str
+    title: str
+    authors: list[str] = Field(default_factory=list)
+    venue: str | None = None
+    url: str | None = None
+    evidence: str | None = Field(
+        None, description="The abstract sentence that best supports the answer's claim.")
+
+
+class AnswerSentence(BaseModel):
+    """One sentence of the answer with its citation numbers and support verdict."""
+
+    text: str
+    citations: list[int] = Field(default_factory=list)
+    support: float | None = Field(None, description="Best similarity to a cited abstract sentence.")
+    supported: bool | None = Field(None, description="None when the sentence cites nothing.")
+
+
+class Answer(BaseModel):
+    """A checked answer: only retrieved papers are cited, each claim's support is scored."""
+
+    question: str
+    standalone_question: str | None = None
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    sentences: list[AnswerSentence] = Field(default_factory=list)
+    abstained: bool = False
+    suggestions: list[Source] = Field(default_factory=list, description="Closest papers.")
+    sources: list[Source] = Field(default_factory=list, description="What the model was shown.")
+    backend: str
+    notices: list[str] = Field(default_factory=list, description="Fallbacks and failures.")
+    dropped_citations: int = 0
+    latency_s: float = 0.0
+    ttft_s: float | None = None
+
+    @property
+    def unsupported_sentences(self) -> list[str]:
+        return [s.text for s in self.sentences if s.supported is False]
+
+    def references(self) -> str:
+        """The references block: one line per citation, by real title."""
+        lines = []
+        for c in self.citations:
+            authors = ", ".join(c.authors[:3]) + (" et al." if len(c.authors) > 3 else "")
+            details = " — ".join(part for part in (authors, c.venue, c.url) if part)
+            lines.append(f"[{c.number}] {c.title}" + (f". {details}" if details else ""))
+        return "\n".join(lines)
+
+    def summary(self) -> dict:
+        """The JSON view used by `rag ask --json` and the API."""
+        return {
+            "answer": self.text, "abstained": self.abstained, "backend": self.backend,
+            "citations": [c.model_dump() for c in self.citations],
+            "unsupported_sentences": self.unsupported_sentences,
+            "suggestions": [s.paper.title for s in self.suggestions],
+            "notices": self.notices, "dropped_citations": self.dropped_citations,
+            "latency_s": round(self.latency_s, 3),
+            "ttft_s": None if self.ttft_s is None else round(self.ttft_s, 3),
+            "standalone_question": self.standalone_question,
+        }
 
 
 class Problem(BaseModel):

@@ -74,6 +74,26 @@ class Retriever:
         top = list(scores)[:k]
         return self._sources(top, scores, dense, lexical, vector, set(mentioned))
 
+    def find_title(self, text: str) -> str | None:
+        """The id of the paper whose title `text` is (ignoring case and punctuation), if any."""
+        from difflib import SequenceMatcher
+
+        from rag.models import title_key
+
+        wanted = title_key(text)
+        best, best_ratio = None, 0.0
+        for pid, paper in self.catalog.items():
+            ratio = SequenceMatcher(None, wanted, title_key(paper.title)).ratio()
+            if ratio > best_ratio:
+                best, best_ratio = pid, ratio
+        return best if best_ratio >= 0.9 else None
+
+    def source_for(self, paper_id: str) -> Source:
+        """One paper as a source carrying its whole abstract (for summaries)."""
+        _, metadata = self.store.chunks([f"{paper_id}#0"])[f"{paper_id}#0"]
+        paper = self.catalog[paper_id].model_copy(update={"abstract": metadata["abstract"]})
+        return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0)
+
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
         return best_per_paper([(chunk_id, similarity) for chunk_id, similarity, _ in hits])

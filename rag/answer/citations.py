@@ -1,0 +1,94 @@
+"""Citation markers: parse every form the models write, keep only numbers that name a
+retrieved source, renumber by first use, and render the text and references."""
+
+import re
+
+from rag.models import AnswerSentence, Citation, Source, normalize_text
+from rag.sentences import split_sentences
+
+# [1] [1, 2] [1;2] [1-3] [1][2] [Source 1] [source 1 and 2] 【1】
+MARKER = re.compile(
+    r"[\[【]\s*(?:(?:sources?|refs?|papers?|references?)\s*)?"
+    r"(\d{1,4}(?:\s*(?:,|;|and|&|–|-)\s*(?:(?:sources?|refs?)\s*)?\d{1,4})*)\s*[\]】]",
+    re.IGNORECASE,
+)
+MAX_RANGE = 20
+
+
+def marker_numbers(inner: str) -> list[int]:
+    """The numbers inside one marker; ranges like 1-3 expand (bounded)."""
+    numbers = []
+    for part in re.split(r"\s*(?:,|;|and|&)\s*", inner, flags=re.IGNORECASE):
+        part = re.sub(r"(?i)sources?|refs?", "", part).strip()
+        if bounds := re.fullmatch(r"(\d+)\s*[–-]\s*(\d+)", part):
+            low, high = int(bounds.group(1)), int(bounds.group(2))
+            numbers += list(range(low, min(high, low + MAX_RANGE) + 1)) if low <= high else []
+        elif part.isdigit():
+            numbers.append(int(part))
+    return numbers
+
+
+def parse_sentence(sentence: str, n_sources: int) -> tuple[AnswerSentence, int]:
+    """A sentence without its markers, its valid source numbers (1-based, prompt order),
+    and how many cited numbers were not retrieved sources."""
+    cited, dropped = [], 0
+    for match in MARKER.finditer(sentence):
+        for number in marker_numbers(match.group(1)):
+            if 1 <= number <= n_sources:
+                cited.append(number) if number not in cited else None
+            else:
+                dropped += 1
+    text = re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", sentence))
+    return AnswerSentence(text=" ".join(text.split()), citations=cited), dropped
+
+
+def parse_answer(raw: str, n_sources: int) -> tuple[list[AnswerSentence], int]:
+    sentences, dropped = [], 0
+    for piece in split_sentences(raw):
+        sentence, lost = parse_sentence(piece, n_sources)
+        dropped += lost
+        if sentence.text or sentence.citations:
+            if not sentence.text and sentences:  # a bare marker line belongs to the sentence before
+                sentences[-1].citations += [c for c in sentence.citations
+                                            if c not in sentences[-1].citations]
+            elif sentence.text:
+                sentences.append(sentence)
+    return sentences, dropped
+
+
+def cite_named_titles(sentences: list[AnswerSentence], sources: list[Source]) -> None:
+    """A sentence that names a source's title gets that source's marker."""
+    titles = [(number, normalize_text(s.paper.title)) for number, s in enumerate(sources, 1)]
+    for sentence in sentences:
+        lowered = normalize_text(sentence.text)
+        for number, title in titles:
+            if len(title) >= 12 and title in lowered and number not in sentence.citations:
+                sentence.citations.append(number)
+
+
+def renumber(sentences: list[AnswerSentence], sources: list[Source]) -> list[Citation]:
+    """Renumber citations 1..n in order of first use (in place) and return them."""
+    order: dict[int, int] = {}
+    for sentence in sentences:
+        for number in sentence.citations:
+            order.setdefault(number, len(order) + 1)
+        sentence.citations = [order[n] for n in sentence.citations]
+    citations = []
+    for prompt_number, number in order.items():
+        paper = sources[prompt_number - 1].paper
+        citations.append(Citation(number=number, paper_id=paper.paper_id, title=paper.title,
+                                  authors=paper.authors, venue=paper.venue, url=paper.url))
+    return citations
+
+
+def render(sentences: list[AnswerSentence]) -> str:
+    """The answer text with canonical markers placed before each sentence's final stop."""
+    rendered = []
+    for sentence in sentences:
+        markers = "".join(f"[{n}]" for n in sentence.citations)
+        text = sentence.text
+        if markers:
+            stop = text[-1] if text[-1:] in ".!?:" else ""
+            text = f"{text[:len(text) - len(stop)].rstrip()} {markers}{stop}"
+        rendered.append(text)
+    return " ".join(rendered)

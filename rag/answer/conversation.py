@@ -1,0 +1,44 @@
+"""Follow-up questions: rewrite them into standalone questions before retrieval, and keep
+"which of those ..." within the papers the previous answer named."""
+
+import re
+
+from rag.answer.prompts import rewrite_messages
+from rag.errors import RagError
+from rag.models import Message, Paper, normalize_text
+
+REFERS_BACK = re.compile(
+    r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
+    r"the first|the second|the last|the former|the latter|each of)\b", re.IGNORECASE)
+MAX_REWRITE_TOKENS = 60
+
+
+def standalone_question(question: str, history: list[Message], rewriter=None) -> str:
+    """The question made self-contained. An LLM rewrites it when one is available; otherwise
+    (or if the rewrite fails) the previous user question is prepended."""
+    earlier = [m.content for m in history if m.role == "user"]
+    if not earlier:
+        return question
+    if rewriter is not None:
+        from rag.llm import Prompt
+
+        try:
+            rewritten = rewriter.complete(Prompt(
+                messages=rewrite_messages(question, history), max_tokens=MAX_REWRITE_TOKENS))
+            rewritten = " ".join(rewritten.split()).strip('"')
+            if 3 <= len(rewritten.split()) <= 60:
+                return rewritten
+        except RagError:
+            pass
+    return f"{earlier[-1]} {question}"
+
+
+def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str] | None:
+    """When a follow-up refers back ("which of those ..."), the papers the previous answer
+    named by title; None when it does not refer back or named none."""
+    answers = [m.content for m in history if m.role == "assistant"]
+    if not answers or not REFERS_BACK.search(question):
+        return None
+    previous = normalize_text(answers[-1])
+    named = {p.paper_id for p in papers if len(p.title) >= 12 and normalize_text(p.title) in previous}
+    return named or None

@@ -1,0 +1,144 @@
+"""Ask and summarize: retrieve, gate on relevance, generate (with a visible fallback), then
+check every citation and its support before the answer is shown."""
+
+import logging
+import time
+from collections.abc import Iterator
+
+from rag.answer import citations as cite
+from rag.answer.conversation import scope_of_follow_up, standalone_question
+from rag.answer.prompts import CANNOT_ANSWER, answer_messages, is_cannot_answer, summary_messages
+from rag.answer.support import SupportChecker, attach_evidence
+from rag.config import Settings
+from rag.errors import RagError
+from rag.llm import LLMBackend, Prompt, load_backend
+from rag.models import Answer, Message, Source
+from rag.retrieve import Filters, Retriever
+
+log = logging.getLogger(__name__)
+MAX_QUESTION_CHARS = 2_000
+SUGGESTIONS = 3
+
+
+def check_question(question: str) -> str:
+    """The question, stripped; empty or absurdly long questions never reach a model."""
+    question = " ".join((question or "").split())
+    if not question:
+        raise RagError("Please type a question.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise RagError(f"The question is {len(question):,} characters long; please keep it under "
+                       f"{MAX_QUESTION_CHARS:,}.")
+    return question
+
+
+class Answerer:
+    """Answers questions about the indexed papers with checked citations."""
+
+    def __init__(self, settings: Settings, retriever: Retriever | None = None,
+                 backend: LLMBackend | None = None, embedder=None):
+        from rag.index.embedder import load_embedder
+
+        self.settings = settings
+        self.embedder = embedder or (retriever.embedder if retriever else load_embedder(
+            settings.embedding_model, settings.embedding_batch_size))
+        self.retriever = retriever or Retriever(settings, embedder=self.embedder)
+        self._backend = backend
+        self.support = SupportChecker(self.embedder, settings.support_threshold)
+
+    def backend(self) -> LLMBackend:
+        """The configured backend, built on first use (so a broken one can fall back)."""
+        if self._backend is None:
+            self._backend = load_backend(self.settings.llm_backend, self.settings, self.embedder)
+        return self._backend
+
+    def ask(self, question: str, history: list[Message] | None = None, k: int | None = None,
+            filters: Filters | None = None, mode: str | None = None) -> Iterator[str | Answer]:
+        """Yield pieces of the draft answer as they are generated, then the checked Answer."""
+        started = time.perf_counter()
+        question = check_question(question)
+        history = history or []
+        standalone = standalone_question(question, history, self._rewriter())
+        scope = scope_of_follow_up(question, history, self.retriever.catalog.values())
+        if scope:
+            filters = (filters or Filters()).model_copy(update={"paper_ids": scope})
+        sources = self.retriever.search(
+            standalone, k or self.settings.top_k, mode or self.settings.retrieval_mode, filters)
+        base = {"question": question, "backend": self.settings.llm_backend,
+                "standalone_question": standalone if standalone != question else None}
+        if not sources or max(s.relevance for s in sources) < self.settings.min_relevance:
+            answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)
+            yield answer.text
+            yield answer
+            return
+        prompt = Prompt(messages=answer_messages(standalone, sources), sources=sources,
+                        question=standalone, max_tokens=self.settings.max_answer_tokens)
+        yield from self._answer(prompt, base, started)
+
+    def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
+        """A cited summary of one paper (when `target` is its title) or of a topic."""
+        started = time.perf_counter()
+        target = check_question(target)
+        paper_id = self.retriever.find_title(target)
+        if paper_id:
+            sources = [self.retriever.source_for(paper_id)]
+        else:
+            sources = self.retriever.search(target, k or self.settings.top_k)
+        base = {"question": f"Summarize: {target}", "backend": self.settings.llm_backend}
+        if not sources or max(s.relevance for s in sources) < self.settings.min_relevance:
+            answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)
+            yield answer.text
+            yield answer
+            return
+        prompt = Prompt(messages=summary_messages(target, sources, bool(paper_id)),
+                        sources=sources, question=target, max_tokens=self.settings.max_answer_tokens)
+        yield from self._answer(prompt, base, started)
+
+    def _answer(self, prompt: Prompt, base: dict, started: float) -> Iterator[str | Answer]:
+        pieces, notices, ttft, backend_name = [], [], None, self.settings.llm_backend
+        try:
+            for piece in self.backend().stream(prompt):
+                ttft = ttft if ttft is not None else time.perf_counter() - started
+                pieces.append(piece)
+                yield piece
+        except RagError as error:
+            notice = (f"The {backend_name} backend failed: {error} "
+                      "Showing the extractive answer (no LLM) instead.")
+            log.warning(notice)
+            notices.append(notice)
+            yield f"\n\n[{notice}]\n\n"
+            from rag.llm.extractive import ExtractiveBackend
+
+            pieces, backend_name = [ExtractiveBackend(self.settings, self.embedder).complete(prompt)], "extractive"
+            yield pieces[0]
+        answer = self.check("".join(pieces), prompt.sources, base | {
+            "backend": backend_name, "notices": notices, "ttft_s": ttft})
+        answer.latency_s = time.perf_counter() - started
+        yield answer
+
+    def check(self, raw: str, sources: list[Source], fields: dict) -> Answer:
+        """Turn raw model text into a checked Answer: valid, renumbered, support-scored citations."""
+        sentences, dropped = cite.parse_answer(raw, len(sources))
+        cite.cite_named_titles(sentences, sources)
+        if is_cannot_answer(raw) and not any(s.citations for s in sentences):
+            return self._abstain(fields | {"suggestions": sources[:SUGGESTIONS],
+                                           "dropped_citations": dropped}, None)
+        evidence = self.support.check(sentences, sources)
+        citations = cite.renumber(sentences, sources)
+        attach_evidence(citations, evidence)
+        return Answer(text=cite.render(sentences), citations=citations, sentences=sentences,
+                      sources=sources, dropped_citations=dropped, **fields)
+
+    def _abstain(self, fields: dict, started: float | None) -> Answer:
+        suggestions = fields.get("suggestions") or []
+        text = CANNOT_ANSWER + (" The closest papers in the corpus are listed as suggestions."
+                                if suggestions else "")
+        latency = time.perf_counter() - started if started is not None else 0.0
+        return Answer(text=text, abstained=True, latency_s=latency, **fields)
+
+    def _rewriter(self) -> LLMBackend | None:
+        """The LLM used to rewrite follow-ups, when the configured backend is one that works."""
+        try:
+            backend = self.backend()
+        except RagError:
+            return None
+        return backend if backend.is_llm else None

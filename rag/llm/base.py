@@ -1,0 +1,43 @@
+"""The one interface every answer backend implements, and the registry of backends by name."""
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+from rag.errors import RagError
+from rag.models import Message, Source
+
+
+class BackendError(RagError):
+    """The backend failed (server down, timeout, bad key, broken model); the message says which."""
+
+
+class Prompt(BaseModel):
+    """What a backend answers: chat messages, plus the numbered sources they were built from
+    (LLMs read the messages; the extractive and fake backends read the sources)."""
+
+    messages: list[Message]
+    sources: list[Source] = Field(default_factory=list)
+    question: str = ""
+    max_tokens: int = 400
+
+
+class LLMBackend(ABC):
+    """Streams the text of an answer to a prompt."""
+
+    name: ClassVar[str]
+    is_llm: ClassVar[bool] = True  # False for backends that compose text without a model
+    needs_key: ClassVar[bool] = False
+    key_env_var: ClassVar[str | None] = None
+
+    def __init__(self, settings, embedder=None):
+        self.settings, self.embedder = settings, embedder
+
+    @abstractmethod
+    def stream(self, prompt: Prompt) -> Iterator[str]:
+        """Yield pieces of the answer text; raise BackendError on failure."""
+
+    def complete(self, prompt: Prompt) -> str:
+        return "".join(self.stream(prompt))

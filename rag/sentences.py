@@ -1,0 +1,28 @@
+"""Sentence splitting that keeps citation markers with their sentence and survives
+abbreviations (e.g., et al., Fig.) and decimals."""
+
+import re
+
+ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "fig.", "eq.", "cf.", "approx.", "resp.",
+                 "no.", "sec.", "ref.", "dr.", "prof.")
+BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
+LEADING_MARKERS = re.compile(r"^((?:\[[^\]]{1,40}\]\s*)+)")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences in order; markers that open a sentence ("... end. [2] Next") go back to the
+    sentence they follow."""
+    pieces = [p.strip() for p in BOUNDARY.split(text) if p and p.strip()]
+    sentences: list[str] = []
+    for piece in pieces:
+        if sentences and sentences[-1].lower().endswith(ABBREVIATIONS):
+            sentences[-1] += " " + piece
+            continue
+        markers = LEADING_MARKERS.match(piece)
+        if markers and sentences:
+            sentences[-1] += " " + markers.group(1).strip()
+            piece = piece[markers.end():].strip()
+            if not piece:
+                continue
+        sentences.append(piece)
+    return sentences
