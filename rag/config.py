@@ -56,6 +56,9 @@ class Settings(BaseSettings):
         "Qwen2.5-Coder-1.5B-Instruct assembled under data_dir/models by scripts/setup.sh.")
     llm_threads: int = Field(2, ge=1, description="CPU threads for the local model.")
     llm_context: int = Field(4096, ge=512, description="Context window (tokens) of the local model.")
+    source_words: int = Field(
+        55, ge=20, description="Words of each source shown to the model (the abstract sentences "
+        "closest to the question); fewer answer faster.")
     max_answer_tokens: int = Field(350, ge=16, description="Longest answer generated, in tokens.")
     llm_timeout_s: float = Field(
         120.0, gt=0, description="Seconds to wait for a remote model before falling back.")

@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 
 from rag.answer import citations as cite
+from rag.answer.context import focus
 from rag.answer.conversation import scope_of_follow_up, standalone_question
 from rag.answer.prompts import CANNOT_ANSWER, answer_messages, is_cannot_answer, summary_messages
 from rag.answer.support import SupportChecker, attach_evidence
@@ -70,7 +71,8 @@ class Answerer:
             yield answer.text
             yield answer
             return
-        prompt = Prompt(messages=answer_messages(standalone, sources), sources=sources,
+        shown = focus(sources, standalone, self.embedder, self.settings.source_words)
+        prompt = Prompt(messages=answer_messages(standalone, shown), sources=sources,
                         question=standalone, max_tokens=self.settings.max_answer_tokens)
         yield from self._answer(prompt, base, started)
 
@@ -122,7 +124,14 @@ class Answerer:
         if is_cannot_answer(raw) and not any(s.citations for s in sentences):
             return self._abstain(fields | {"suggestions": sources[:SUGGESTIONS],
                                            "dropped_citations": dropped}, None)
-        evidence = self.support.check(sentences, sources)
+        evidence = self.support.check(sentences, sources, fields.get("standalone_question")
+                                      or fields["question"])
+        if not any(s.supported for s in sentences):
+            withheld = ("The draft answer was withheld: none of its sentences is supported by "
+                        "the abstract it cites.")
+            return self._abstain(fields | {
+                "suggestions": sources[:SUGGESTIONS], "dropped_citations": dropped,
+                "notices": [*fields.get("notices", []), withheld]}, None)
         citations = cite.renumber(sentences, sources)
         attach_evidence(citations, evidence)
         return Answer(text=cite.render(sentences), citations=citations, sentences=sentences,

@@ -1,6 +1,10 @@
 """Support check: does the cited abstract actually say what the sentence claims?
-Each answer sentence is compared with every sentence of its cited abstracts using the
-bundled embedder; the best similarity is its support score."""
+Two tests, both needed: (1) meaning — the sentence's best embedding similarity with a sentence
+of a cited abstract (bundled MiniLM) reaches the threshold; (2) grounding — the sentence does
+not assert the question's own key terms about a paper whose title and abstract never mention
+them (the typical small-model error: restating the question as the paper's contribution)."""
+
+import re
 
 import numpy as np
 
@@ -9,6 +13,38 @@ from rag.sentences import split_sentences
 
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
+MIN_UNGROUNDED_TERMS, MAX_UNGROUNDED_SHARE = 2, 1 / 3
+GENERIC = set("""a an the and or of in on for to with by from as at is are was were be been this that
+these those it its their which what who whom whose how why when where does do did can could paper
+papers work works study studies studied propose proposes proposed introduce introduces present
+presents use uses used using method methods approach approaches new novel based show shows about
+into than then also such any some there here they them other more most via our we you your
+design designs designed tackle tackles address addresses improve improves one two over under
+list listed lists area subarea label labeled labelled track category categories reach reaches
+achieve achieves find finds paper's""".split())
+
+
+def stems(text: str) -> set[str]:
+    """Stemmed content words (lowercase, without generic research verbs and stopwords)."""
+    import Stemmer
+
+    words = [w for w in re.findall(r"[a-z][a-z0-9]+", text.lower())
+             if w not in GENERIC and len(w) > 2]
+    return set(Stemmer.Stemmer("english").stemWords(words))
+
+
+def ungrounded_terms(sentence: str, question: str, source_text: str) -> set[str]:
+    """Key terms of the question that the sentence repeats but the source never mentions."""
+    return (stems(sentence) & stems(question)) - stems(source_text)
+
+
+def grounded(sentence: str, question: str, source_text: str) -> bool:
+    """False when a sizeable share of the question terms the sentence asserts are absent
+    from the source."""
+    repeated = stems(sentence) & stems(question)
+    missing = repeated - stems(source_text)
+    return not (len(missing) >= MIN_UNGROUNDED_TERMS
+                and len(missing) >= MAX_UNGROUNDED_SHARE * len(repeated))
 
 
 class SupportChecker:
@@ -17,13 +53,16 @@ class SupportChecker:
     def __init__(self, embedder, threshold: float):
         self.embedder, self.threshold = embedder, threshold
 
-    def check(self, sentences: list[AnswerSentence], sources: list[Source]) -> dict[str, str]:
-        """Fill each sentence's support verdict (citations are prompt numbers, 1-based);
-        return the best supporting abstract sentence per cited paper id."""
+    def check(self, sentences: list[AnswerSentence], sources: list[Source],
+              question: str = "") -> dict[str, str]:
+        """Fill each sentence's support verdict (citations are prompt numbers, 1-based), moving
+        a citation the cited paper does not support to the one retrieved paper that clearly
+        does; return the best supporting abstract sentence per cited paper id."""
         claims = [i for i, s in enumerate(sentences) if len(s.text.split()) >= MIN_WORDS]
         if not claims or not sources:
             return {}
-        evidence = [split_sentences(s.paper.abstract or s.passage) for s in sources]
+        evidence = [[metadata_sentence(s), *split_sentences(s.paper.abstract or s.passage)]
+                    for s in sources]
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
         vectors = np.asarray(self.embedder.embed([sentences[i].text for i in claims] + flat))
@@ -31,12 +70,14 @@ class SupportChecker:
         best_evidence: dict[int, tuple[float, str]] = {}
         for row, index in enumerate(claims):
             sentence = sentences[index]
-            per_source = [similarity[row][owner == n].max(initial=-1.0) for n in range(len(sources))]
-            if not sentence.citations:
+            per_source = [
+                float(similarity[row][owner == n].max(initial=-1.0))
+                if grounded(sentence.text, question, _text(sources[n])) else -1.0
+                for n in range(len(sources))]
+            if not any(per_source[n - 1] >= self.threshold for n in sentence.citations):
                 self._maybe_cite(sentence, per_source)
             if sentence.citations:
-                scores = [per_source[n - 1] for n in sentence.citations]
-                sentence.support = round(float(max(scores)), 3)
+                sentence.support = round(max(per_source[n - 1] for n in sentence.citations), 3)
                 sentence.supported = sentence.support >= self.threshold
                 for n in sentence.citations:
                     pick = int(np.argmax(np.where(owner == n - 1, similarity[row], -2.0)))
@@ -45,11 +86,27 @@ class SupportChecker:
         return {sources[n - 1].paper.paper_id: text for n, (_, text) in best_evidence.items()}
 
     def _maybe_cite(self, sentence: AnswerSentence, per_source: list[float]) -> None:
+        """Cite (instead of an unsupporting citation) the one source that clearly supports
+        the sentence, if there is one."""
         ranked = sorted(range(len(per_source)), key=lambda n: -per_source[n])
         best = per_source[ranked[0]]
         runner_up = per_source[ranked[1]] if len(ranked) > 1 else -1.0
         if best >= self.threshold + ADD_MARGIN and best - runner_up >= ADD_MARGIN:
-            sentence.citations.append(ranked[0] + 1)
+            sentence.citations = [ranked[0] + 1]
+
+
+def metadata_sentence(source: Source) -> str:
+    """The paper's metadata as one sentence of evidence (for "who wrote ..." answers)."""
+    paper = source.paper
+    parts = [paper.title]
+    if paper.authors:
+        parts.append("by " + ", ".join(paper.authors))
+    parts += [part for part in (paper.venue, paper.area, paper.subarea) if part]
+    return ", ".join(parts) + "."
+
+
+def _text(source: Source) -> str:
+    return f"{metadata_sentence(source)} {source.paper.abstract or source.passage}"
 
 
 def attach_evidence(citations: list[Citation], evidence: dict[str, str]) -> None:
