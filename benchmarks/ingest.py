@@ -1,7 +1,7 @@
 """Ingest throughput vs raw encoder throughput, on the seeds or a synthetic corpus.
 
-    python -m benchmarks.ingest                 # the 58 seed papers
-    python -m benchmarks.ingest --synthetic 5000
+python -m benchmarks.ingest                 # the 58 seed papers
+python -m benchmarks.ingest --synthetic 5000
 """
 
 import argparse
@@ -49,11 +49,17 @@ def main() -> None:
     rerun_seconds = time.perf_counter() - started
 
     print(f"corpus: {len(abstracts)} abstracts ({'synthetic' if args.synthetic else 'seeds'})")
-    print(f"raw encoder (sentence-transformers, truncating at the window): {encode_rate:.1f} abstracts/s")
-    print(f"full ingest (parse + chunk + embed + Chroma upsert): {ingest_rate:.1f} abstracts/s "
-          f"({ingest_seconds:.1f} s, {report.added} added)")
-    print(f"ingest / encoder ratio: {ingest_rate / encode_rate:.2f} "
-          f"({chunks / report.papers:.2f} chunks embedded per abstract)")
+    print(
+        f"raw encoder (sentence-transformers, truncating at the window): {encode_rate:.1f} abstracts/s"
+    )
+    print(
+        f"full ingest (parse + chunk + embed + Chroma upsert): {ingest_rate:.1f} abstracts/s "
+        f"({ingest_seconds:.1f} s, {report.added} added)"
+    )
+    print(
+        f"ingest / encoder ratio: {ingest_rate / encode_rate:.2f} "
+        f"({chunks / report.papers:.2f} chunks embedded per abstract)"
+    )
     print(f"re-ingest of the unchanged corpus: {rerun_seconds:.1f} s ({rerun.unchanged} unchanged)")
 
 

@@ -38,14 +38,17 @@ def build(args, embedder) -> Settings:
         settings = Settings(data_dir=data_dir, corpus_paths=[corpus], titles_path=None)
         index_embedder = ComposedEmbedder(embedder)
     else:
-        settings = Settings(data_dir=data_dir, corpus_paths=[SEEDS],
-                            titles_path=SEEDS / "titles.jsonl")
+        settings = Settings(
+            data_dir=data_dir, corpus_paths=[SEEDS], titles_path=SEEDS / "titles.jsonl"
+        )
         index_embedder = embedder
     started = time.perf_counter()
     report = run_ingest(settings, show_progress=True, embedder=index_embedder)
-    print(f"index: {report.papers} papers ({report.added} added, {report.unchanged} unchanged) "
-          f"in {time.perf_counter() - started:.0f} s; {open_store(settings).count()} chunks; "
-          f"data dir {data_dir}")
+    print(
+        f"index: {report.papers} papers ({report.added} added, {report.unchanged} unchanged) "
+        f"in {time.perf_counter() - started:.0f} s; {open_store(settings).count()} chunks; "
+        f"data dir {data_dir}"
+    )
     return settings
 
 
@@ -71,8 +74,10 @@ def main() -> None:
                 started = time.perf_counter()
                 retriever.search(question, k=5, mode=mode)
                 timings.append((time.perf_counter() - started) * 1000)
-        print(f"{mode:<7} {len(timings):>7} {percentile(timings, 50):>8.1f} "
-              f"{percentile(timings, 95):>8.1f}")
+        print(
+            f"{mode:<7} {len(timings):>7} {percentile(timings, 50):>8.1f} "
+            f"{percentile(timings, 95):>8.1f}"
+        )
 
 
 if __name__ == "__main__":

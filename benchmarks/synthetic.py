@@ -1,6 +1,6 @@
 """A synthetic corpus of N abstracts built from the seed sentences (deterministic per seed).
 
-    python -m benchmarks.synthetic 5000 /tmp/synthetic.jsonl
+python -m benchmarks.synthetic 5000 /tmp/synthetic.jsonl
 """
 
 import json

@@ -11,7 +11,9 @@ from rag.errors import RagError
 
 app = typer.Typer(
     help="Ask questions about research-paper abstracts and get answers cited by paper title.",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
 )
 
 
@@ -74,17 +76,22 @@ def search_command(
     settings = get_settings()
     filters = Filters(author=author, area=area, venue=venue)
     sources = Retriever(settings).search(
-        query, k or settings.top_k, mode or settings.retrieval_mode, filters)
+        query, k or settings.top_k, mode or settings.retrieval_mode, filters
+    )
     if as_json:
         typer.echo(json.dumps([s.summary() for s in sources], ensure_ascii=False, indent=1))
         return
     if not sources:
-        typer.echo("No matching papers." + (" Try loosening the filters." if filters.active() else ""))
+        typer.echo(
+            "No matching papers." + (" Try loosening the filters." if filters.active() else "")
+        )
     for rank, source in enumerate(sources, start=1):
         authors = ", ".join(source.paper.authors[:3])
         typer.secho(f"{rank}. {source.paper.title}", bold=True)
-        typer.echo(f"   {authors}{' · ' if authors else ''}{source.paper.venue or ''}"
-                   f"   relevance {source.relevance:.2f}")
+        typer.echo(
+            f"   {authors}{' · ' if authors else ''}{source.paper.venue or ''}"
+            f"   relevance {source.relevance:.2f}"
+        )
         typer.echo(f"   {source.passage[:240]}…")
 
 
@@ -130,7 +137,9 @@ def answerer_for(backend: str | None):
 @app.command("ask")
 def ask_command(
     question: str = typer.Argument(..., help="Your question about the papers."),
-    backend: str = typer.Option(None, "--backend", help="local, openai, ollama, extractive or fake."),
+    backend: str = typer.Option(
+        None, "--backend", help="local, openai, ollama, extractive or fake."
+    ),
     k: int = typer.Option(None, "-k", help="Papers retrieved (default: RAG_TOP_K)."),
     author: str = typer.Option(None, "--author", help="Only papers with a matching author."),
     area: str = typer.Option(None, "--area", help="Only papers whose area or subarea matches."),
@@ -147,7 +156,9 @@ def ask_command(
 @app.command("summarize")
 def summarize_command(
     target: str = typer.Argument(..., help="A paper title, or a topic."),
-    backend: str = typer.Option(None, "--backend", help="local, openai, ollama, extractive or fake."),
+    backend: str = typer.Option(
+        None, "--backend", help="local, openai, ollama, extractive or fake."
+    ),
     k: int = typer.Option(None, "-k", help="Papers for a topic overview."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ):
@@ -157,7 +168,9 @@ def summarize_command(
 
 @app.command("chat")
 def chat_command(
-    backend: str = typer.Option(None, "--backend", help="local, openai, ollama, extractive or fake."),
+    backend: str = typer.Option(
+        None, "--backend", help="local, openai, ollama, extractive or fake."
+    ),
 ):
     """A conversation in the terminal; follow-ups may refer to earlier answers. Ctrl-D ends it."""
     from rag.models import Answer, Message
@@ -178,8 +191,10 @@ def chat_command(
         except RagError as error:
             typer.secho(f"Error: {error}", fg="red")
             continue
-        history += [Message(role="user", content=question),
-                    Message(role="assistant", content=answer.text + "\n" + answer.references())]
+        history += [
+            Message(role="user", content=question),
+            Message(role="assistant", content=answer.text + "\n" + answer.references()),
+        ]
 
 
 def list_and_print(events):
@@ -196,8 +211,11 @@ def list_and_print(events):
 
 @app.command("eval")
 def eval_command(
-    questions: Path = typer.Option(Path("eval/questions.jsonl"), "--questions",
-                                   help="Questions file (JSONL: id, question, kind, gold_titles, answer_keywords)."),
+    questions: Path = typer.Option(
+        Path("eval/questions.jsonl"),
+        "--questions",
+        help="Questions file (JSONL: id, question, kind, gold_titles, answer_keywords).",
+    ),
     backend: str = typer.Option(None, "--backend", help="Backends to compare, comma-separated."),
     mode: str = typer.Option(None, "--mode", help="Retrieval modes, comma-separated."),
     k: int = typer.Option(None, "-k", help="Papers retrieved per question."),
@@ -207,30 +225,45 @@ def eval_command(
 ):
     """Measure retrieval and cited answers on a questions file, side by side per configuration."""
     from rag.answer.pipeline import Answerer
-    from rag.evaluate import (answer_table, evaluate_answers, evaluate_retrieval, load_questions,
-                              metrics_by_kind, retrieval_table, write_json)
+    from rag.evaluate import (
+        answer_table,
+        evaluate_answers,
+        evaluate_retrieval,
+        load_questions,
+        metrics_by_kind,
+        retrieval_table,
+        write_json,
+    )
     from rag.retrieve import Retriever
 
     settings = get_settings(**({"top_k": k} if k else {}))
     items = load_questions(questions)[:limit]
-    modes = [m.strip() for m in (mode or ("hybrid,dense,bm25" if retrieval_only else
-                                          settings.retrieval_mode)).split(",") if m.strip()]
+    modes = [
+        m.strip()
+        for m in (
+            mode or ("hybrid,dense,bm25" if retrieval_only else settings.retrieval_mode)
+        ).split(",")
+        if m.strip()
+    ]
     retriever = Retriever(settings)
     retrieval = evaluate_retrieval(retriever, items, modes)
     typer.echo(retrieval_table(retrieval))
     for name, result in retrieval.items():
         threshold = result["threshold"]
-        typer.echo(f"{name}: abstaining below relevance {threshold['min_relevance']:.3f} keeps "
-                   f"{threshold['answerable_kept']:.0%} of answerable and declines "
-                   f"{threshold['unanswerable_declined']:.0%} of unanswerable questions here")
+        typer.echo(
+            f"{name}: abstaining below relevance {threshold['min_relevance']:.3f} keeps "
+            f"{threshold['answerable_kept']:.0%} of answerable and declines "
+            f"{threshold['unanswerable_declined']:.0%} of unanswerable questions here"
+        )
     report = {"retrieval": retrieval, "metrics": {}, "by_kind": {}}
     rows_by_config = {}
     if not retrieval_only:
         for backend_name in (backend or settings.llm_backend).split(","):
             for mode_name in modes:
                 config = f"{backend_name.strip()}/{mode_name}"
-                configured = settings.model_copy(update={
-                    "llm_backend": backend_name.strip(), "retrieval_mode": mode_name})
+                configured = settings.model_copy(
+                    update={"llm_backend": backend_name.strip(), "retrieval_mode": mode_name}
+                )
                 answerer = Answerer(configured, retriever=retriever)
                 rows = evaluate_answers(answerer, items)
                 rows_by_config[config] = rows

@@ -41,38 +41,61 @@ class Settings(BaseSettings):
         20_000, ge=100, description="Longer abstracts are rejected as malformed records."
     )
     top_k: int = Field(5, ge=1, le=50, description="Papers retrieved per question.")
-    retrieval_mode: Literal["hybrid", "dense", "bm25"] = Field("hybrid", description="hybrid (dense + BM25, RRF), dense, or bm25.")
+    retrieval_mode: Literal["hybrid", "dense", "bm25"] = Field(
+        "hybrid", description="hybrid (dense + BM25, RRF), dense, or bm25."
+    )
     rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (higher = flatter).")
     min_relevance: float = Field(
-        0.37, ge=0.0, le=1.0,
+        0.37,
+        ge=0.0,
+        le=1.0,
         description="Below this top relevance (cosine of question and best chunk) the corpus "
         "is taken not to answer; chosen on the dev set, see eval/README.md.",
     )
     llm_backend: str = Field(
-        "local", description="Answer backend: local (bundled llama.cpp model), openai, ollama, "
-        "extractive (no LLM) or fake (tests).")
+        "local",
+        description="Answer backend: local (bundled llama.cpp model), openai, ollama, "
+        "extractive (no LLM) or fake (tests).",
+    )
     local_model_path: Path | None = Field(
-        None, description="A GGUF file for the local backend; unset means the bundled "
-        "Qwen2.5-Coder-1.5B-Instruct assembled under data_dir/models by scripts/setup.sh.")
+        None,
+        description="A GGUF file for the local backend; unset means the bundled "
+        "Qwen2.5-Coder-1.5B-Instruct assembled under data_dir/models by scripts/setup.sh.",
+    )
     llm_threads: int = Field(2, ge=1, description="CPU threads for the local model.")
-    llm_context: int = Field(4096, ge=512, description="Context window (tokens) of the local model.")
+    llm_context: int = Field(
+        4096, ge=512, description="Context window (tokens) of the local model."
+    )
     source_words: int = Field(
-        55, ge=20, description="Words of each source shown to the model (the abstract sentences "
-        "closest to the question); fewer answer faster.")
+        55,
+        ge=20,
+        description="Words of each source shown to the model (the abstract sentences "
+        "closest to the question); fewer answer faster.",
+    )
     max_answer_tokens: int = Field(350, ge=16, description="Longest answer generated, in tokens.")
     llm_timeout_s: float = Field(
-        120.0, gt=0, description="Seconds to wait for a remote model before falling back.")
+        120.0, gt=0, description="Seconds to wait for a remote model before falling back."
+    )
     openai_base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or a "
-        "vLLM / llama.cpp server at http://127.0.0.1:8000/v1.")
-    openai_model: str | None = Field(None, description="Model name on the OpenAI-compatible server.")
+        None,
+        description="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or a "
+        "vLLM / llama.cpp server at http://127.0.0.1:8000/v1.",
+    )
+    openai_model: str | None = Field(
+        None, description="Model name on the OpenAI-compatible server."
+    )
     openai_api_key: SecretStr | None = Field(
-        None, description="API key for the OpenAI-compatible server (any value if it checks none).")
+        None, description="API key for the OpenAI-compatible server (any value if it checks none)."
+    )
     ollama_host: str = Field("http://127.0.0.1:11434", description="The Ollama server.")
     ollama_model: str = Field("qwen2.5:1.5b", description="The Ollama model name.")
     support_threshold: float = Field(
-        0.5, ge=0.0, le=1.0, description="A sentence counts as supported by a cited abstract "
-        "when its best sentence similarity reaches this; chosen on the dev set.")
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="A sentence counts as supported by a cited abstract "
+        "when its best sentence similarity reaches this; chosen on the dev set.",
+    )
     chroma_host: str | None = Field(
         None, description="Chroma server host; unset means an embedded store under data_dir."
     )
@@ -116,10 +139,16 @@ def env_example() -> str:
     """The text of .env.example: every setting with its description and default."""
     import json
 
-    lines = ["# Every setting, with its default. Copy to .env and edit; RAG_ variables override .env."]
+    lines = [
+        "# Every setting, with its default. Copy to .env and edit; RAG_ variables override .env."
+    ]
     for name, field in Settings.model_fields.items():
         default = field.default
         if isinstance(default, list):
             default = json.dumps([str(item) for item in default])
-        lines += ["", f"# {field.description}", f"RAG_{name.upper()}={'' if default is None else default}"]
+        lines += [
+            "",
+            f"# {field.description}",
+            f"RAG_{name.upper()}={'' if default is None else default}",
+        ]
     return "\n".join(lines) + "\n"

@@ -69,6 +69,7 @@ def gold_paper_ids(questions: list[Question], papers: list[Paper]) -> dict[str, 
 
 # --- retrieval metrics (paper level, answerable questions only) ---
 
+
 def recall_at(ranked: list[str], gold: set[str], k: int) -> float:
     """Share of the gold papers found in the top k."""
     return len(gold & set(ranked[:k])) / len(gold)
@@ -95,8 +96,9 @@ def averages(rows: list[dict[str, float]]) -> dict[str, float]:
     return {name: mean(row[name] for row in rows) for name in rows[0]} if rows else {}
 
 
-def choose_threshold(answerable: list[float], unanswerable: list[float],
-                     min_kept: float = 0.95) -> dict[str, float]:
+def choose_threshold(
+    answerable: list[float], unanswerable: list[float], min_kept: float = 0.95
+) -> dict[str, float]:
     """The highest relevance cut-off that still keeps `min_kept` of the answerable questions
     (the retrieval gate must rarely refuse a question the corpus answers; the answer layer
     is the second gate), with the shares kept and declined at that cut-off."""
@@ -107,8 +109,11 @@ def choose_threshold(answerable: list[float], unanswerable: list[float],
         kept = mean(score >= cut for score in answerable) if answerable else 1.0
         declined = mean(score < cut for score in unanswerable) if unanswerable else 0.0
         if kept >= min_kept:
-            best = {"min_relevance": cut, "answerable_kept": kept,
-                    "unanswerable_declined": declined}
+            best = {
+                "min_relevance": cut,
+                "answerable_kept": kept,
+                "unanswerable_declined": declined,
+            }
     return best
 
 
@@ -136,7 +141,8 @@ def evaluate_retrieval(retriever, questions: list[Question], modes: list[str]) -
                 by_kind.setdefault(question.kind, []).append(rows[question.id])
         threshold = choose_threshold(
             [top_relevance[q.id] for q in questions if q.answerable],
-            [top_relevance[q.id] for q in questions if not q.answerable])
+            [top_relevance[q.id] for q in questions if not q.answerable],
+        )
         report[mode] = {
             "overall": averages(list(rows.values())) | {"n": len(rows)},
             "by_kind": {kind: averages(r) | {"n": len(r)} for kind, r in sorted(by_kind.items())},
@@ -151,8 +157,9 @@ def retrieval_table(report: dict) -> str:
     lines = [f"{'mode':<7} {'kind':<13} {'n':>4} " + " ".join(f"{n:>9}" for n in names)]
     for mode, result in report.items():
         for kind, row in [("ALL", result["overall"]), *result["by_kind"].items()]:
-            lines.append(f"{mode:<7} {kind:<13} {row['n']:>4} "
-                         + " ".join(f"{row[n]:>9.3f}" for n in names))
+            lines.append(
+                f"{mode:<7} {kind:<13} {row['n']:>4} " + " ".join(f"{row[n]:>9.3f}" for n in names)
+            )
     return "\n".join(lines)
 
 
@@ -163,6 +170,7 @@ def write_json(report: dict, path: Path) -> None:
 
 # --- answer metrics (one row per question, then aggregated) ---
 
+
 def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]) -> dict:
     """Everything measured on one answer: retrieval, citations vs gold, support, abstention."""
     retrieved = [s.paper.paper_id for s in answer.sources or answer.suggestions]
@@ -171,17 +179,26 @@ def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]
     cited_sentences = [s for s in answer.sentences if s.citations]
     text = answer.text.casefold()
     return {
-        "id": question.id, "kind": question.kind, "question": question.question,
-        "answerable": question.answerable, "abstained": answer.abstained,
-        "retrieved": retrieved, "cited": cited,
+        "id": question.id,
+        "kind": question.kind,
+        "question": question.question,
+        "answerable": question.answerable,
+        "abstained": answer.abstained,
+        "retrieved": retrieved,
+        "cited": cited,
         "invalid_citations": sum(pid not in offered or pid not in catalog_ids for pid in cited),
-        "gold_cited": len(gold & set(cited)), "gold": len(gold),
-        "sentences": len(answer.sentences), "cited_sentences": len(cited_sentences),
+        "gold_cited": len(gold & set(cited)),
+        "gold": len(gold),
+        "sentences": len(answer.sentences),
+        "cited_sentences": len(cited_sentences),
         "supported_sentences": sum(bool(s.supported) for s in cited_sentences),
         "keywords_found": sum(k.casefold() in text for k in question.answer_keywords),
         "keywords": len(question.answer_keywords),
-        "ttft_s": answer.ttft_s, "latency_s": answer.latency_s, "backend": answer.backend,
-        "notices": answer.notices, "answer": answer.text,
+        "ttft_s": answer.ttft_s,
+        "latency_s": answer.latency_s,
+        "backend": answer.backend,
+        "notices": answer.notices,
+        "answer": answer.text,
     }
 
 
@@ -212,17 +229,23 @@ def answer_metrics(rows: list[dict]) -> dict[str, float | None]:
     return {
         "citation_precision": precision,
         "citation_recall": recall,
-        "citation_f1": ratio(2 * precision * recall, precision + recall) if precision and recall else 0.0,
+        "citation_f1": ratio(2 * precision * recall, precision + recall)
+        if precision and recall
+        else 0.0,
         "answers_with_citations": ratio(len(citing), len(answered)),
         "invalid_citation_rate": ratio(sum(r["invalid_citations"] for r in rows), all_cited) or 0.0,
-        "supported_sentence_rate": ratio(sum(r["supported_sentences"] for r in rows), cited_sentences),
+        "supported_sentence_rate": ratio(
+            sum(r["supported_sentences"] for r in rows), cited_sentences
+        ),
         "uncited_sentence_rate": ratio(sentences - cited_sentences, sentences),
         "abstention_accuracy": ratio(sum(r["abstained"] for r in unanswerable), len(unanswerable)),
         "false_abstention_rate": ratio(len(answerable) - len(answered), len(answerable)),
-        "answered_precision": ratio(sum(r["gold_cited"] > 0 for r in answered) + 0.0,
-                                    len(answered_all)),
-        "keyword_hit_rate": ratio(sum(r["keywords_found"] for r in answered),
-                                  sum(r["keywords"] for r in answered)),
+        "answered_precision": ratio(
+            sum(r["gold_cited"] > 0 for r in answered) + 0.0, len(answered_all)
+        ),
+        "keyword_hit_rate": ratio(
+            sum(r["keywords_found"] for r in answered), sum(r["keywords"] for r in answered)
+        ),
         "ttft_p50_s": percentile([r["ttft_s"] for r in rows if r["ttft_s"] is not None], 50),
         "ttft_p95_s": percentile([r["ttft_s"] for r in rows if r["ttft_s"] is not None], 95),
         "latency_p50_s": percentile([r["latency_s"] for r in rows], 50),
@@ -240,12 +263,20 @@ def evaluate_answers(answerer, questions: list[Question], show_progress: bool = 
     catalog = answerer.retriever.catalog
     gold = gold_paper_ids(questions, list(catalog.values()))
     rows = []
-    for question in tqdm(questions, desc=f"Asking ({answerer.settings.llm_backend})",
-                         unit="question", disable=not show_progress or None):
-        history = [Message(role=t.role, content=t.content) for t in question.history
-                   if t.role in ("user", "assistant")]
-        answer = next(e for e in answerer.ask(question.question, history=history)
-                      if isinstance(e, Answer))
+    for question in tqdm(
+        questions,
+        desc=f"Asking ({answerer.settings.llm_backend})",
+        unit="question",
+        disable=not show_progress or None,
+    ):
+        history = [
+            Message(role=t.role, content=t.content)
+            for t in question.history
+            if t.role in ("user", "assistant")
+        ]
+        answer = next(
+            e for e in answerer.ask(question.question, history=history) if isinstance(e, Answer)
+        )
         rows.append(answer_row(question, answer, gold[question.id], set(catalog)))
     return rows
 
@@ -253,15 +284,23 @@ def evaluate_answers(answerer, questions: list[Question], show_progress: bool = 
 def metrics_by_kind(rows: list[dict]) -> dict[str, dict]:
     kinds = sorted({r["kind"] for r in rows})
     return {"ALL": answer_metrics(rows)} | {
-        kind: answer_metrics([r for r in rows if r["kind"] == kind]) for kind in kinds}
+        kind: answer_metrics([r for r in rows if r["kind"] == kind]) for kind in kinds
+    }
 
 
 ANSWER_COLUMNS = {
-    "citation_precision": "cit_P", "citation_recall": "cit_R", "citation_f1": "cit_F1",
-    "invalid_citation_rate": "invalid", "supported_sentence_rate": "support",
-    "uncited_sentence_rate": "uncited", "abstention_accuracy": "abst_acc",
-    "false_abstention_rate": "false_abst", "answered_precision": "ans_prec",
-    "keyword_hit_rate": "keywords", "ttft_p50_s": "ttft50", "latency_p50_s": "lat50",
+    "citation_precision": "cit_P",
+    "citation_recall": "cit_R",
+    "citation_f1": "cit_F1",
+    "invalid_citation_rate": "invalid",
+    "supported_sentence_rate": "support",
+    "uncited_sentence_rate": "uncited",
+    "abstention_accuracy": "abst_acc",
+    "false_abstention_rate": "false_abst",
+    "answered_precision": "ans_prec",
+    "keyword_hit_rate": "keywords",
+    "ttft_p50_s": "ttft50",
+    "latency_p50_s": "lat50",
     "latency_p95_s": "lat95",
 }
 
@@ -269,12 +308,16 @@ ANSWER_COLUMNS = {
 def answer_table(results: dict[str, dict[str, dict]]) -> str:
     """Plain-text table: one row per configuration and kind."""
     header = f"{'config':<18} {'kind':<13} {'n':>4} " + " ".join(
-        f"{short:>10}" for short in ANSWER_COLUMNS.values())
+        f"{short:>10}" for short in ANSWER_COLUMNS.values()
+    )
     lines = [header]
     for config, by_kind in results.items():
         for kind, metrics in by_kind.items():
-            cells = ["-" if metrics[name] is None else f"{metrics[name]:.3f}"
-                     for name in ANSWER_COLUMNS]
-            lines.append(f"{config:<18} {kind:<13} {metrics['n']:>4} "
-                         + " ".join(f"{cell:>10}" for cell in cells))
+            cells = [
+                "-" if metrics[name] is None else f"{metrics[name]:.3f}" for name in ANSWER_COLUMNS
+            ]
+            lines.append(
+                f"{config:<18} {kind:<13} {metrics['n']:>4} "
+                + " ".join(f"{cell:>10}" for cell in cells)
+            )
     return "\n".join(lines)

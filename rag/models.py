@@ -63,8 +63,12 @@ class Source(BaseModel):
     def summary(self) -> dict:
         """A flat JSON-ready view."""
         paper = self.paper.model_dump(exclude={"abstract", "source_file", "title_source"})
-        return {**paper, "score": round(self.score, 6), "relevance": round(self.relevance, 4),
-                "passage": self.passage}
+        return {
+            **paper,
+            "score": round(self.score, 6),
+            "relevance": round(self.relevance, 4),
+            "passage": self.passage,
+        }
 
 
 class Message(BaseModel):
@@ -84,7 +88,8 @@ class Citation(BaseModel):
     venue: str | None = None
     url: str | None = None
     evidence: str | None = Field(
-        None, description="The abstract sentence that best supports the answer's claim.")
+        None, description="The abstract sentence that best supports the answer's claim."
+    )
 
 
 class AnswerSentence(BaseModel):
@@ -129,11 +134,14 @@ class Answer(BaseModel):
     def summary(self) -> dict:
         """The JSON view used by `rag ask --json` and the API."""
         return {
-            "answer": self.text, "abstained": self.abstained, "backend": self.backend,
+            "answer": self.text,
+            "abstained": self.abstained,
+            "backend": self.backend,
             "citations": [c.model_dump() for c in self.citations],
             "unsupported_sentences": self.unsupported_sentences,
             "suggestions": [s.paper.title for s in self.suggestions],
-            "notices": self.notices, "dropped_citations": self.dropped_citations,
+            "notices": self.notices,
+            "dropped_citations": self.dropped_citations,
             "latency_s": round(self.latency_s, 3),
             "ttft_s": None if self.ttft_s is None else round(self.ttft_s, 3),
             "standalone_question": self.standalone_question,

@@ -3,8 +3,23 @@ abbreviations (e.g., et al., Fig.) and decimals."""
 
 import re
 
-ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "fig.", "eq.", "cf.", "approx.", "resp.",
-                 "no.", "sec.", "ref.", "dr.", "prof.")
+ABBREVIATIONS = (
+    "e.g.",
+    "i.e.",
+    "et al.",
+    "etc.",
+    "vs.",
+    "fig.",
+    "eq.",
+    "cf.",
+    "approx.",
+    "resp.",
+    "no.",
+    "sec.",
+    "ref.",
+    "dr.",
+    "prof.",
+)
 BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
 LEADING_MARKERS = re.compile(r"^((?:\[[^\]]{1,40}\]\s*)+)")
 
@@ -21,7 +36,7 @@ def split_sentences(text: str) -> list[str]:
         markers = LEADING_MARKERS.match(piece)
         if markers and sentences:
             sentences[-1] += " " + markers.group(1).strip()
-            piece = piece[markers.end():].strip()
+            piece = piece[markers.end() :].strip()
             if not piece:
                 continue
         sentences.append(piece)

@@ -58,8 +58,9 @@ def seed_index(tmp_path_factory, real_embedder) -> Settings:
     """The seeds indexed once with the bundled embedder; tests must not modify it."""
     from rag.index import run_ingest
 
-    settings = Settings(data_dir=tmp_path_factory.mktemp("seed-index"), corpus_paths=[SEEDS],
-                        titles_path=TITLES)
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("seed-index"), corpus_paths=[SEEDS], titles_path=TITLES
+    )
     run_ingest(settings, show_progress=False, embedder=real_embedder)
     return settings
 

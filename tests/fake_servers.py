@@ -15,8 +15,9 @@ def openai_handler(reply: str, status: int = 200):
 
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            Handler.requests.append({"path": self.path, "body": body,
-                                     "auth": self.headers.get("Authorization")})
+            Handler.requests.append(
+                {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+            )
             if status != 200:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -27,9 +28,15 @@ def openai_handler(reply: str, status: int = 200):
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
             for word in reply.split(" "):
-                chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                         "choices": [{"index": 0, "delta": {"content": word + " "},
-                                      "finish_reason": None}]}
+                chunk = {
+                    "id": "x",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [
+                        {"index": 0, "delta": {"content": word + " "}, "finish_reason": None}
+                    ],
+                }
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.write(b"data: [DONE]\n\n")
 
@@ -50,22 +57,41 @@ def ollama_handler(reply: str):
             if self.path == "/api/show":  # model details, asked before chatting
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
-                self.wfile.write(json.dumps({
-                    "modelfile": "", "parameters": "", "template": "",
-                    "details": {"family": "qwen2", "format": "gguf"},
-                    "model_info": {"general.architecture": "qwen2",
-                                   "qwen2.context_length": 4096}}).encode())
+                self.wfile.write(
+                    json.dumps(
+                        {
+                            "modelfile": "",
+                            "parameters": "",
+                            "template": "",
+                            "details": {"family": "qwen2", "format": "gguf"},
+                            "model_info": {
+                                "general.architecture": "qwen2",
+                                "qwen2.context_length": 4096,
+                            },
+                        }
+                    ).encode()
+                )
                 return
             self.send_header("Content-Type", "application/x-ndjson")
             self.end_headers()
             for word in reply.split(" "):
-                line = {"model": "m", "created_at": "2026-01-01T00:00:00Z",
-                        "message": {"role": "assistant", "content": word + " "}, "done": False}
+                line = {
+                    "model": "m",
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "message": {"role": "assistant", "content": word + " "},
+                    "done": False,
+                }
                 self.wfile.write((json.dumps(line) + "\n").encode())
-            done = {"model": "m", "created_at": "2026-01-01T00:00:00Z",
-                    "message": {"role": "assistant", "content": ""}, "done": True,
-                    "done_reason": "stop", "total_duration": 1, "eval_count": 1,
-                    "prompt_eval_count": 1}
+            done = {
+                "model": "m",
+                "created_at": "2026-01-01T00:00:00Z",
+                "message": {"role": "assistant", "content": ""},
+                "done": True,
+                "done_reason": "stop",
+                "total_duration": 1,
+                "eval_count": 1,
+                "prompt_eval_count": 1,
+            }
             self.wfile.write((json.dumps(done) + "\n").encode())
 
     return Handler

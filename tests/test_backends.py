@@ -18,8 +18,12 @@ def prompt_for(retriever) -> Prompt:
 
     question = "How does BayesCoxCP price products?"
     sources = retriever.search(question, k=2)
-    return Prompt(messages=answer_messages(question, sources), sources=sources,
-                  question=question, max_tokens=60)
+    return Prompt(
+        messages=answer_messages(question, sources),
+        sources=sources,
+        question=question,
+        max_tokens=60,
+    )
 
 
 @pytest.fixture(params=["fake", "extractive", "openai", "ollama", "local"])
@@ -27,8 +31,13 @@ def backend(request, seed_index, real_embedder):
     name = request.param
     if name == "openai":
         with serve(openai_handler(REPLY)) as url:
-            settings = seed_index.model_copy(update={
-                "openai_base_url": url + "/v1", "openai_model": "m", "openai_api_key": SecretStr("sk-test")})
+            settings = seed_index.model_copy(
+                update={
+                    "openai_base_url": url + "/v1",
+                    "openai_model": "m",
+                    "openai_api_key": SecretStr("sk-test"),
+                }
+            )
             yield load_backend(name, settings, real_embedder)
     elif name == "ollama":
         with serve(ollama_handler(REPLY)) as url:
@@ -46,8 +55,9 @@ def test_every_backend_streams_an_answer_that_checks_out(backend, retriever, see
     pieces = list(backend.stream(prompt))
     assert pieces and all(isinstance(p, str) for p in pieces) and "".join(pieces).strip()
     answerer = Answerer(seed_index, retriever=retriever, backend=backend)
-    answer = answerer.check("".join(pieces), prompt.sources,
-                            {"question": prompt.question, "backend": backend.name})
+    answer = answerer.check(
+        "".join(pieces), prompt.sources, {"question": prompt.question, "backend": backend.name}
+    )
     offered = {s.paper.paper_id for s in prompt.sources}
     assert all(c.paper_id in offered for c in answer.citations)
 
@@ -55,8 +65,13 @@ def test_every_backend_streams_an_answer_that_checks_out(backend, retriever, see
 def test_openai_backend_sends_the_messages_and_key(seed_index, retriever):
     handler = openai_handler(REPLY)
     with serve(handler) as url:
-        settings = seed_index.model_copy(update={
-            "openai_base_url": url + "/v1", "openai_model": "tiny", "openai_api_key": SecretStr("sk-test")})
+        settings = seed_index.model_copy(
+            update={
+                "openai_base_url": url + "/v1",
+                "openai_model": "tiny",
+                "openai_api_key": SecretStr("sk-test"),
+            }
+        )
         text = load_backend("openai", settings).complete(prompt_for(retriever))
     assert text.strip() == REPLY
     request = handler.requests[-1]
@@ -67,15 +82,25 @@ def test_openai_backend_sends_the_messages_and_key(seed_index, retriever):
 
 def test_openai_server_error_is_a_backend_error(seed_index, retriever):
     with serve(openai_handler(REPLY, status=500)) as url:
-        settings = seed_index.model_copy(update={
-            "openai_base_url": url + "/v1", "openai_model": "m", "openai_api_key": SecretStr("sk-test")})
+        settings = seed_index.model_copy(
+            update={
+                "openai_base_url": url + "/v1",
+                "openai_model": "m",
+                "openai_api_key": SecretStr("sk-test"),
+            }
+        )
         with pytest.raises(BackendError, match="openai backend at http://127.0.0.1"):
             load_backend("openai", settings).complete(prompt_for(retriever))
 
 
 def test_openai_without_key_is_a_config_error_not_a_silent_switch(seed_index):
-    settings = seed_index.model_copy(update={"openai_base_url": "http://127.0.0.1:9/v1",
-                                             "openai_model": "m", "openai_api_key": None})
+    settings = seed_index.model_copy(
+        update={
+            "openai_base_url": "http://127.0.0.1:9/v1",
+            "openai_model": "m",
+            "openai_api_key": None,
+        }
+    )
     with pytest.raises(ConfigError, match="RAG_OPENAI_API_KEY"):
         load_backend("openai", settings)
 
@@ -83,8 +108,9 @@ def test_openai_without_key_is_a_config_error_not_a_silent_switch(seed_index):
 def test_ollama_not_running_is_a_backend_error(seed_index):
     from tests.test_chroma_server import free_port
 
-    settings = seed_index.model_copy(update={"ollama_host": f"http://127.0.0.1:{free_port()}",
-                                             "llm_timeout_s": 5})
+    settings = seed_index.model_copy(
+        update={"ollama_host": f"http://127.0.0.1:{free_port()}", "llm_timeout_s": 5}
+    )
     prompt = Prompt(messages=[Message(role="user", content="hi")])
     with pytest.raises(BackendError, match="ollama backend"):
         load_backend("ollama", settings).complete(prompt)

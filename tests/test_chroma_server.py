@@ -26,7 +26,8 @@ def chroma_server(tmp_path):
     port = free_port()
     process = subprocess.Popen(
         [chroma, "run", "--path", str(tmp_path / "server"), "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -44,8 +45,12 @@ def chroma_server(tmp_path):
 
 
 def test_ingest_and_list_against_a_chroma_server(chroma_server, tmp_path, seed_titles):
-    settings = Settings(embedding_model="fake", data_dir=tmp_path / "data",
-                        chroma_host="127.0.0.1", chroma_port=chroma_server)
+    settings = Settings(
+        embedding_model="fake",
+        data_dir=tmp_path / "data",
+        chroma_host="127.0.0.1",
+        chroma_port=chroma_server,
+    )
     report = run_ingest(settings, show_progress=False)
     assert (report.added, report.errors) == (58, 0)
     assert run_ingest(settings, show_progress=False).unchanged == 58

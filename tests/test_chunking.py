@@ -22,10 +22,16 @@ def test_seed_chunks_fit_the_window_and_start_with_the_title(real_embedder):
 
 
 def test_long_abstract_and_runaway_title_still_fit(real_embedder):
-    paper = build_paper({
-        "title": "A Very " + "Long " * 200 + "Title",
-        "abstract": " ".join(f"Sentence {n} studies hyperparameter-free optimisation." for n in range(400)),
-    }, "x.jsonl", 100_000)
+    paper = build_paper(
+        {
+            "title": "A Very " + "Long " * 200 + "Title",
+            "abstract": " ".join(
+                f"Sentence {n} studies hyperparameter-free optimisation." for n in range(400)
+            ),
+        },
+        "x.jsonl",
+        100_000,
+    )
     chunks = Chunker(real_embedder, chunk_size=200, chunk_overlap=32).chunks(paper)
     assert len(chunks) > 10
     assert all(full_length(real_embedder, c.text) <= 200 + 2 for c in chunks)

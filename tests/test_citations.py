@@ -7,18 +7,28 @@ from rag.sentences import split_sentences
 
 
 def source(title: str) -> Source:
-    paper = Paper(paper_id=title.lower().replace(" ", "-"), title=title, title_source="metadata",
-                  abstract=f"{title} does things.", source_file="f")
+    paper = Paper(
+        paper_id=title.lower().replace(" ", "-"),
+        title=title,
+        title_source="metadata",
+        abstract=f"{title} does things.",
+        source_file="f",
+    )
     return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=0.9)
 
 
-SOURCES = [source("Alpha Networks For Graphs"), source("Beta Optimizers Revisited"),
-           source("Gamma Rays And Transformers")]
+SOURCES = [
+    source("Alpha Networks For Graphs"),
+    source("Beta Optimizers Revisited"),
+    source("Gamma Rays And Transformers"),
+]
 
 
 def test_every_marker_form_is_parsed():
-    raw = ("One [1]. Two [2, 3]. Three [1][3]. Four [1-2]. Five [Source 2]. Six 【3】. "
-           "Seven [sources 1 and 3].")
+    raw = (
+        "One [1]. Two [2, 3]. Three [1][3]. Four [1-2]. Five [Source 2]. Six 【3】. "
+        "Seven [sources 1 and 3]."
+    )
     sentences, dropped = parse_answer(raw, 3)
     assert [s.citations for s in sentences] == [[1], [2, 3], [1, 3], [1, 2], [2], [3], [1, 3]]
     assert [s.text for s in sentences][:2] == ["One.", "Two."] and dropped == 0
@@ -34,8 +44,10 @@ def test_renumbering_follows_first_use_and_render_places_markers():
     sentences, _ = parse_answer("First claim [3]. Second claim [1][3]. Third claim [2]", 3)
     citations = renumber(sentences, SOURCES)
     assert [(c.number, c.title) for c in citations] == [
-        (1, "Gamma Rays And Transformers"), (2, "Alpha Networks For Graphs"),
-        (3, "Beta Optimizers Revisited")]
+        (1, "Gamma Rays And Transformers"),
+        (2, "Alpha Networks For Graphs"),
+        (3, "Beta Optimizers Revisited"),
+    ]
     assert render(sentences) == "First claim [1]. Second claim [2][1]. Third claim [3]"
 
 
@@ -47,7 +59,9 @@ def test_a_title_named_without_a_marker_gets_one():
 
 def test_marker_after_the_stop_stays_with_its_sentence():
     assert split_sentences("Alpha works. [1] Beta fails, e.g. here. [2]\n[3]") == [
-        "Alpha works. [1]", "Beta fails, e.g. here. [2] [3]"]
+        "Alpha works. [1]",
+        "Beta fails, e.g. here. [2] [3]",
+    ]
 
 
 def test_cannot_answer_variants():
@@ -57,9 +71,16 @@ def test_cannot_answer_variants():
 
 
 @hypothesis_settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(max_size=30), st.integers(-5, 200).map(lambda n: f"[{n}]"),
-                          st.sampled_from(["[", "]", "[1,", "[Source", "【", "\n", ". "])),
-                max_size=40))
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=30),
+            st.integers(-5, 200).map(lambda n: f"[{n}]"),
+            st.sampled_from(["[", "]", "[1,", "[Source", "【", "\n", ". "]),
+        ),
+        max_size=40,
+    )
+)
 def test_no_input_produces_an_invalid_citation(parts):
     sentences, _ = parse_answer("".join(parts), 3)
     citations = renumber(sentences, SOURCES)

@@ -17,9 +17,15 @@ def test_help_is_instant():
     result = run("--help")
     assert result.returncode == 0 and "ingest" in result.stdout
     heavy = subprocess.run(
-        [sys.executable, "-c", "import rag.cli, sys; print(sorted(m for m in "
-         "('torch', 'chromadb', 'sentence_transformers', 'llama_index') if m in sys.modules))"],
-        capture_output=True, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import rag.cli, sys; print(sorted(m for m in "
+            "('torch', 'chromadb', 'sentence_transformers', 'llama_index') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert heavy.stdout.strip() == "[]", "rag --help must not import heavy libraries"
     assert time.perf_counter() - started < 60  # generous: only catches a pathological import
 
@@ -28,8 +34,14 @@ def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):
     first = run("ingest", "--json")
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout) | {"problems": []} == {
-        "papers": 58, "added": 58, "updated": 0, "unchanged": 0, "removed": 0, "errors": 0,
-        "problems": []}
+        "papers": 58,
+        "added": 58,
+        "updated": 0,
+        "unchanged": 0,
+        "removed": 0,
+        "errors": 0,
+        "problems": [],
+    }
     listed = json.loads(run("papers", "--json").stdout)
     assert len(listed) == 58
     assert {p["title"] for p in listed} == set(seed_titles.values())

@@ -58,11 +58,20 @@ def test_paper_id_ignores_case_and_whitespace():
 
 
 def test_jsonl_and_csv_corpora(tmp_path):
-    jsonl = write_jsonl(tmp_path / "c.jsonl", [
-        {"title": "Graph Things", "abstract": abstract("graphs"), "authors": ["Ada Lovelace"],
-         "venue": "ICML 2025", "area": "Theory · Graphs", "url": "https://x.org/1"},
-        {"abstract": abstract("untitled stuff"), "authors": "A. One, B. Two"},
-    ])
+    jsonl = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {
+                "title": "Graph Things",
+                "abstract": abstract("graphs"),
+                "authors": ["Ada Lovelace"],
+                "venue": "ICML 2025",
+                "area": "Theory · Graphs",
+                "url": "https://x.org/1",
+            },
+            {"abstract": abstract("untitled stuff"), "authors": "A. One, B. Two"},
+        ],
+    )
     papers, problems = read_file(jsonl, 20_000)
     assert problems == []
     assert papers[0].title == "Graph Things" and papers[0].title_source == "metadata"
@@ -86,7 +95,9 @@ def test_bad_records_are_reported_by_line_and_the_rest_kept(tmp_path):
         + b'{"title": "broken", "abstract": \n'
         + b'{"title": "empty", "abstract": "  "}\n'
         + ('{"title": "huge", "abstract": "%s"}\n' % ("word " * 10_000)).encode()
-        + b'{"title": "latin1 \xe9\xe8", "abstract": "' + abstract("bytes").encode() + b'"}\n'
+        + b'{"title": "latin1 \xe9\xe8", "abstract": "'
+        + abstract("bytes").encode()
+        + b'"}\n'
         + b'["not", "an", "object"]\n'
     )
     papers, problems = read_file(bad, 20_000)
@@ -107,8 +118,11 @@ def test_csv_without_abstract_column_empty_file_and_unknown_suffix(tmp_path):
     empty.write_text("")
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes(b"%PDF")
-    for path, expected in [(no_abstract, "no 'abstract' column"), (empty, "file is empty"),
-                           (pdf, "unsupported file type")]:
+    for path, expected in [
+        (no_abstract, "no 'abstract' column"),
+        (empty, "file is empty"),
+        (pdf, "unsupported file type"),
+    ]:
         papers, problems = read_file(path, 20_000)
         assert papers == [] and expected in problems[0].message
 

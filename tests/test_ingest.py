@@ -59,9 +59,13 @@ def test_title_change_updates_metadata_in_place(settings, tmp_path):
     assert [p.title for p in open_store(settings).papers()] == ["New"]
 
 
-def test_interrupted_ingest_leaves_whole_papers_and_rerun_converges(settings, tmp_path, monkeypatch):
-    corpus = write_jsonl(tmp_path / "c.jsonl", [
-        {"title": f"P{n}", "abstract": abstract(f"subject {n}", 300)} for n in range(400)])
+def test_interrupted_ingest_leaves_whole_papers_and_rerun_converges(
+    settings, tmp_path, monkeypatch
+):
+    corpus = write_jsonl(
+        tmp_path / "c.jsonl",
+        [{"title": f"P{n}", "abstract": abstract(f"subject {n}", 300)} for n in range(400)],
+    )
     real_write, calls = ChromaStore.write, []
 
     def crash_on_second_write(self, *args):
@@ -109,8 +113,13 @@ def test_bm25_index_is_rebuilt_only_when_the_store_changes(settings, tmp_path):
     run_ingest(settings, [corpus], show_progress=False)
     store = open_store(settings)
     assert refresh_lexical_index(settings, store) is False  # already current
-    write_jsonl(corpus, [{"title": "A", "abstract": abstract("alpha")},
-                         {"title": "B", "abstract": abstract("beta")}])
+    write_jsonl(
+        corpus,
+        [
+            {"title": "A", "abstract": abstract("alpha")},
+            {"title": "B", "abstract": abstract("beta")},
+        ],
+    )
     run_ingest(settings, [corpus], show_progress=False)
     lexical = BM25Index(settings.bm25_dir)
     assert sorted(lexical.chunk_ids) == sorted(store.collection.get(include=[])["ids"])

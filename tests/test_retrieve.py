@@ -9,10 +9,14 @@ from rag.models import Paper
 from rag.retrieve import Filters, best_per_paper, reciprocal_rank_fusion
 from rag.retrieve.metadata import MetadataIndex
 
-PRICING = ("A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
-           "Model with Discrete Price Data")
-SEPARABLE = ("Separable Neural Networks: Approximation Theory, NTK Regime, and Preconditioned "
-             "Gradient Descent")
+PRICING = (
+    "A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
+    "Model with Discrete Price Data"
+)
+SEPARABLE = (
+    "Separable Neural Networks: Approximation Theory, NTK Regime, and Preconditioned "
+    "Gradient Descent"
+)
 
 
 def titles(sources) -> list[str]:
@@ -32,11 +36,23 @@ def test_chunks_group_into_their_best_paper():
 
 def test_authors_and_asked_for_labels_are_found_in_questions():
     def paper(pid, authors, area=None, subarea=None):
-        return Paper(paper_id=pid, title=pid, title_source="derived", authors=authors, area=area,
-                     subarea=subarea, abstract="x", source_file="f")
+        return Paper(
+            paper_id=pid,
+            title=pid,
+            title_source="derived",
+            authors=authors,
+            area=area,
+            subarea=subarea,
+            abstract="x",
+            source_file="f",
+        )
 
-    index = MetadataIndex([paper("p1", ["Daniel M. Kane"], "Theory", "Learning Theory"),
-                           paper("p2", ["Song Mei", "Daniel M. Kane"])])
+    index = MetadataIndex(
+        [
+            paper("p1", ["Daniel M. Kane"], "Theory", "Learning Theory"),
+            paper("p2", ["Song Mei", "Daniel M. Kane"]),
+        ]
+    )
     assert index.mentioned("What did Daniel M. Kane publish?") == ["p1", "p2"]
     assert index.mentioned("any papers by song mei or others") == ["p2"]
     assert index.mentioned("kane and mei") == []
@@ -51,7 +67,9 @@ def test_exact_method_name_ranks_its_paper_first(retriever):
 
 
 def test_paraphrase_without_acronyms_finds_the_paper(retriever):
-    question = "Which work sets prices for products when only a few discrete price levels are allowed?"
+    question = (
+        "Which work sets prices for products when only a few discrete price levels are allowed?"
+    )
     assert PRICING in titles(retriever.search(question, k=5))
 
 
@@ -72,8 +90,10 @@ def test_filters_apply_before_ranking(retriever):
     area = retriever.search("spiking networks", k=5, filters=Filters(area="probabilistic methods"))
     assert area and all(s.paper.subarea == "Probabilistic Methods" for s in area)
     chosen = {s.paper.paper_id for s in only_iclr[:2]}
-    assert {s.paper.paper_id for s in retriever.search(
-        "anything", k=5, filters=Filters(paper_ids=chosen))} == chosen
+    assert {
+        s.paper.paper_id
+        for s in retriever.search("anything", k=5, filters=Filters(paper_ids=chosen))
+    } == chosen
     assert retriever.search("x", filters=Filters(author="Nobody Atall")) == []
     for mode in ("dense", "bm25"):
         found = retriever.search("optimization", k=5, mode=mode, filters=Filters(venue="ICLR"))

@@ -49,8 +49,9 @@ def parse_answer(raw: str, n_sources: int) -> tuple[list[AnswerSentence], int]:
         dropped += lost
         if sentence.text or sentence.citations:
             if not sentence.text and sentences:  # a bare marker line belongs to the sentence before
-                sentences[-1].citations += [c for c in sentence.citations
-                                            if c not in sentences[-1].citations]
+                sentences[-1].citations += [
+                    c for c in sentence.citations if c not in sentences[-1].citations
+                ]
             elif sentence.text:
                 sentences.append(sentence)
     return sentences, dropped
@@ -76,8 +77,16 @@ def renumber(sentences: list[AnswerSentence], sources: list[Source]) -> list[Cit
     citations = []
     for prompt_number, number in order.items():
         paper = sources[prompt_number - 1].paper
-        citations.append(Citation(number=number, paper_id=paper.paper_id, title=paper.title,
-                                  authors=paper.authors, venue=paper.venue, url=paper.url))
+        citations.append(
+            Citation(
+                number=number,
+                paper_id=paper.paper_id,
+                title=paper.title,
+                authors=paper.authors,
+                venue=paper.venue,
+                url=paper.url,
+            )
+        )
     return citations
 
 
@@ -89,6 +98,6 @@ def render(sentences: list[AnswerSentence]) -> str:
         text = sentence.text
         if markers:
             stop = text[-1] if text[-1:] in ".!?:" else ""
-            text = f"{text[:len(text) - len(stop)].rstrip()} {markers}{stop}"
+            text = f"{text[: len(text) - len(stop)].rstrip()} {markers}{stop}"
         rendered.append(text)
     return " ".join(rendered)

@@ -16,7 +16,7 @@ def focus(sources: list[Source], question: str, embedder, words: int) -> list[So
     vectors = np.asarray(embedder.embed([question] + flat))
     scores, focused, offset = vectors[1:] @ vectors[0], [], 0
     for source, sentences in zip(sources, per_source):
-        own = scores[offset:offset + len(sentences)]
+        own = scores[offset : offset + len(sentences)]
         offset += len(sentences)
         keep, used = set(), 0
         for index in np.argsort(-own):

@@ -5,11 +5,13 @@ import re
 
 from rag.answer.prompts import rewrite_messages
 from rag.errors import RagError
-from rag.models import Message, Paper, normalize_text
+from rag.models import Message, normalize_text
 
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
-    r"the first|the second|the last|the former|the latter|each of)\b", re.IGNORECASE)
+    r"the first|the second|the last|the former|the latter|each of)\b",
+    re.IGNORECASE,
+)
 MAX_REWRITE_TOKENS = 60
 
 
@@ -23,8 +25,9 @@ def standalone_question(question: str, history: list[Message], rewriter=None) ->
         from rag.llm import Prompt
 
         try:
-            rewritten = rewriter.complete(Prompt(
-                messages=rewrite_messages(question, history), max_tokens=MAX_REWRITE_TOKENS))
+            rewritten = rewriter.complete(
+                Prompt(messages=rewrite_messages(question, history), max_tokens=MAX_REWRITE_TOKENS)
+            )
             rewritten = " ".join(rewritten.split()).strip('"')
             if 3 <= len(rewritten.split()) <= 60:
                 return rewritten
@@ -40,5 +43,7 @@ def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str
     if not answers or not REFERS_BACK.search(question):
         return None
     previous = normalize_text(answers[-1])
-    named = {p.paper_id for p in papers if len(p.title) >= 12 and normalize_text(p.title) in previous}
+    named = {
+        p.paper_id for p in papers if len(p.title) >= 12 and normalize_text(p.title) in previous
+    }
     return named or None

@@ -27,21 +27,31 @@ def check_question(question: str) -> str:
     if not question:
         raise RagError("Please type a question.")
     if len(question) > MAX_QUESTION_CHARS:
-        raise RagError(f"The question is {len(question):,} characters long; please keep it under "
-                       f"{MAX_QUESTION_CHARS:,}.")
+        raise RagError(
+            f"The question is {len(question):,} characters long; please keep it under "
+            f"{MAX_QUESTION_CHARS:,}."
+        )
     return question
 
 
 class Answerer:
     """Answers questions about the indexed papers with checked citations."""
 
-    def __init__(self, settings: Settings, retriever: Retriever | None = None,
-                 backend: LLMBackend | None = None, embedder=None):
+    def __init__(
+        self,
+        settings: Settings,
+        retriever: Retriever | None = None,
+        backend: LLMBackend | None = None,
+        embedder=None,
+    ):
         from rag.index.embedder import load_embedder
 
         self.settings = settings
-        self.embedder = embedder or (retriever.embedder if retriever else load_embedder(
-            settings.embedding_model, settings.embedding_batch_size))
+        self.embedder = embedder or (
+            retriever.embedder
+            if retriever
+            else load_embedder(settings.embedding_model, settings.embedding_batch_size)
+        )
         self.retriever = retriever or Retriever(settings, embedder=self.embedder)
         self._backend = backend
         self.support = SupportChecker(self.embedder, settings.support_threshold)
@@ -52,8 +62,14 @@ class Answerer:
             self._backend = load_backend(self.settings.llm_backend, self.settings, self.embedder)
         return self._backend
 
-    def ask(self, question: str, history: list[Message] | None = None, k: int | None = None,
-            filters: Filters | None = None, mode: str | None = None) -> Iterator[str | Answer]:
+    def ask(
+        self,
+        question: str,
+        history: list[Message] | None = None,
+        k: int | None = None,
+        filters: Filters | None = None,
+        mode: str | None = None,
+    ) -> Iterator[str | Answer]:
         """Yield pieces of the draft answer as they are generated, then the checked Answer."""
         started = time.perf_counter()
         question = check_question(question)
@@ -63,17 +79,25 @@ class Answerer:
         if scope:
             filters = (filters or Filters()).model_copy(update={"paper_ids": scope})
         sources = self.retriever.search(
-            standalone, k or self.settings.top_k, mode or self.settings.retrieval_mode, filters)
-        base = {"question": question, "backend": self.settings.llm_backend,
-                "standalone_question": standalone if standalone != question else None}
+            standalone, k or self.settings.top_k, mode or self.settings.retrieval_mode, filters
+        )
+        base = {
+            "question": question,
+            "backend": self.settings.llm_backend,
+            "standalone_question": standalone if standalone != question else None,
+        }
         if not sources or max(s.relevance for s in sources) < self.settings.min_relevance:
             answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)
             yield answer.text
             yield answer
             return
         shown = focus(sources, standalone, self.embedder, self.settings.source_words)
-        prompt = Prompt(messages=answer_messages(standalone, shown), sources=sources,
-                        question=standalone, max_tokens=self.settings.max_answer_tokens)
+        prompt = Prompt(
+            messages=answer_messages(standalone, shown),
+            sources=sources,
+            question=standalone,
+            max_tokens=self.settings.max_answer_tokens,
+        )
         yield from self._answer(prompt, base, started)
 
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
@@ -91,8 +115,12 @@ class Answerer:
             yield answer.text
             yield answer
             return
-        prompt = Prompt(messages=summary_messages(target, sources, bool(paper_id)),
-                        sources=sources, question=target, max_tokens=self.settings.max_answer_tokens)
+        prompt = Prompt(
+            messages=summary_messages(target, sources, bool(paper_id)),
+            sources=sources,
+            question=target,
+            max_tokens=self.settings.max_answer_tokens,
+        )
         yield from self._answer(prompt, base, started)
 
     def _answer(self, prompt: Prompt, base: dict, started: float) -> Iterator[str | Answer]:
@@ -103,17 +131,25 @@ class Answerer:
                 pieces.append(piece)
                 yield piece
         except RagError as error:
-            notice = (f"The {backend_name} backend failed: {error} "
-                      "Showing the extractive answer (no LLM) instead.")
+            notice = (
+                f"The {backend_name} backend failed: {error} "
+                "Showing the extractive answer (no LLM) instead."
+            )
             log.warning(notice)
             notices.append(notice)
             yield f"\n\n[{notice}]\n\n"
             from rag.llm.extractive import ExtractiveBackend
 
-            pieces, backend_name = [ExtractiveBackend(self.settings, self.embedder).complete(prompt)], "extractive"
+            pieces, backend_name = (
+                [ExtractiveBackend(self.settings, self.embedder).complete(prompt)],
+                "extractive",
+            )
             yield pieces[0]
-        answer = self.check("".join(pieces), prompt.sources, base | {
-            "backend": backend_name, "notices": notices, "ttft_s": ttft})
+        answer = self.check(
+            "".join(pieces),
+            prompt.sources,
+            base | {"backend": backend_name, "notices": notices, "ttft_s": ttft},
+        )
         answer.latency_s = time.perf_counter() - started
         yield answer
 
@@ -122,25 +158,42 @@ class Answerer:
         sentences, dropped = cite.parse_answer(raw, len(sources))
         cite.cite_named_titles(sentences, sources)
         if is_cannot_answer(raw) and not any(s.citations for s in sentences):
-            return self._abstain(fields | {"suggestions": sources[:SUGGESTIONS],
-                                           "dropped_citations": dropped}, None)
-        evidence = self.support.check(sentences, sources, fields.get("standalone_question")
-                                      or fields["question"])
+            return self._abstain(
+                fields | {"suggestions": sources[:SUGGESTIONS], "dropped_citations": dropped}, None
+            )
+        evidence = self.support.check(
+            sentences, sources, fields.get("standalone_question") or fields["question"]
+        )
         if not any(s.supported for s in sentences):
-            withheld = ("The draft answer was withheld: none of its sentences is supported by "
-                        "the abstract it cites.")
-            return self._abstain(fields | {
-                "suggestions": sources[:SUGGESTIONS], "dropped_citations": dropped,
-                "notices": [*fields.get("notices", []), withheld]}, None)
+            withheld = (
+                "The draft answer was withheld: none of its sentences is supported by "
+                "the abstract it cites."
+            )
+            return self._abstain(
+                fields
+                | {
+                    "suggestions": sources[:SUGGESTIONS],
+                    "dropped_citations": dropped,
+                    "notices": [*fields.get("notices", []), withheld],
+                },
+                None,
+            )
         citations = cite.renumber(sentences, sources)
         attach_evidence(citations, evidence)
-        return Answer(text=cite.render(sentences), citations=citations, sentences=sentences,
-                      sources=sources, dropped_citations=dropped, **fields)
+        return Answer(
+            text=cite.render(sentences),
+            citations=citations,
+            sentences=sentences,
+            sources=sources,
+            dropped_citations=dropped,
+            **fields,
+        )
 
     def _abstain(self, fields: dict, started: float | None) -> Answer:
         suggestions = fields.get("suggestions") or []
-        text = CANNOT_ANSWER + (" The closest papers in the corpus are listed as suggestions."
-                                if suggestions else "")
+        text = CANNOT_ANSWER + (
+            " The closest papers in the corpus are listed as suggestions." if suggestions else ""
+        )
         latency = time.perf_counter() - started if started is not None else 0.0
         return Answer(text=text, abstained=True, latency_s=latency, **fields)
 

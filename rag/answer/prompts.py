@@ -5,10 +5,18 @@ from rag.models import Message, Source
 CANNOT_ANSWER = "The provided papers do not answer this question."
 # Ways models phrase a refusal; any of these (case-insensitive) counts as declining.
 CANNOT_ANSWER_VARIANTS = (
-    CANNOT_ANSWER.lower().rstrip("."), "do not answer this question", "does not answer this question",
-    "cannot answer", "can't answer", "not mentioned in the provided", "no information about",
-    "do not contain information", "does not contain information", "not in the corpus",
-    "do not provide information", "does not provide information",
+    CANNOT_ANSWER.lower().rstrip("."),
+    "do not answer this question",
+    "does not answer this question",
+    "cannot answer",
+    "can't answer",
+    "not mentioned in the provided",
+    "no information about",
+    "do not contain information",
+    "does not contain information",
+    "not in the corpus",
+    "do not provide information",
+    "does not provide information",
 )
 
 ANSWER_SYSTEM = """You answer questions about research papers using the numbered sources.
@@ -45,8 +53,13 @@ def format_sources(sources: list[Source], full_abstracts: bool = False) -> str:
         if paper.authors and (full_abstracts or source.relevance >= 1.0):  # named by the question
             header.append(f"Authors: {', '.join(paper.authors[:6])}")
         if paper.venue or paper.area:
-            header.append("Venue: " + " · ".join(filter(None, [paper.venue, paper.area, paper.subarea])))
-        blocks.append("\n".join(header) + f"\nText: {text if full_abstracts else clip_words(text, MAX_SOURCE_WORDS)}")
+            header.append(
+                "Venue: " + " · ".join(filter(None, [paper.venue, paper.area, paper.subarea]))
+            )
+        blocks.append(
+            "\n".join(header)
+            + f"\nText: {text if full_abstracts else clip_words(text, MAX_SOURCE_WORDS)}"
+        )
     return "\n\n".join(blocks)
 
 
@@ -57,10 +70,12 @@ def answer_messages(question: str, sources: list[Source]) -> list[Message]:
 
 def summary_messages(topic: str, sources: list[Source], single_paper: bool) -> list[Message]:
     if single_paper:
-        task = f"Summarize the paper [1] \"{sources[0].paper.title}\" in 3 to 4 sentences."
+        task = f'Summarize the paper [1] "{sources[0].paper.title}" in 3 to 4 sentences.'
     else:
-        task = (f"Give an overview of what these papers contribute on \"{topic}\": one sentence "
-                "per paper, naming it by title.")
+        task = (
+            f'Give an overview of what these papers contribute on "{topic}": one sentence '
+            "per paper, naming it by title."
+        )
     user = f"Sources:\n\n{format_sources(sources, full_abstracts=single_paper)}\n\n{task}"
     return [Message(role="system", content=SUMMARY_SYSTEM), Message(role="user", content=user)]
 

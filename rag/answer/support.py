@@ -14,22 +14,25 @@ from rag.sentences import split_sentences
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
 MIN_UNGROUNDED_TERMS, MAX_UNGROUNDED_SHARE = 2, 1 / 3
-GENERIC = set("""a an the and or of in on for to with by from as at is are was were be been this that
+GENERIC = set(
+    """a an the and or of in on for to with by from as at is are was were be been this that
 these those it its their which what who whom whose how why when where does do did can could paper
 papers work works study studies studied propose proposes proposed introduce introduces present
 presents use uses used using method methods approach approaches new novel based show shows about
 into than then also such any some there here they them other more most via our we you your
 design designs designed tackle tackles address addresses improve improves one two over under
 list listed lists area subarea label labeled labelled track category categories reach reaches
-achieve achieves find finds paper's""".split())
+achieve achieves find finds paper's""".split()
+)
 
 
 def stems(text: str) -> set[str]:
     """Stemmed content words (lowercase, without generic research verbs and stopwords)."""
     import Stemmer
 
-    words = [w for w in re.findall(r"[a-z][a-z0-9]+", text.lower())
-             if w not in GENERIC and len(w) > 2]
+    words = [
+        w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in GENERIC and len(w) > 2
+    ]
     return set(Stemmer.Stemmer("english").stemWords(words))
 
 
@@ -43,8 +46,10 @@ def grounded(sentence: str, question: str, source_text: str) -> bool:
     from the source."""
     repeated = stems(sentence) & stems(question)
     missing = repeated - stems(source_text)
-    return not (len(missing) >= MIN_UNGROUNDED_TERMS
-                and len(missing) >= MAX_UNGROUNDED_SHARE * len(repeated))
+    return not (
+        len(missing) >= MIN_UNGROUNDED_TERMS
+        and len(missing) >= MAX_UNGROUNDED_SHARE * len(repeated)
+    )
 
 
 class SupportChecker:
@@ -53,27 +58,31 @@ class SupportChecker:
     def __init__(self, embedder, threshold: float):
         self.embedder, self.threshold = embedder, threshold
 
-    def check(self, sentences: list[AnswerSentence], sources: list[Source],
-              question: str = "") -> dict[str, str]:
+    def check(
+        self, sentences: list[AnswerSentence], sources: list[Source], question: str = ""
+    ) -> dict[str, str]:
         """Fill each sentence's support verdict (citations are prompt numbers, 1-based), moving
         a citation the cited paper does not support to the one retrieved paper that clearly
         does; return the best supporting abstract sentence per cited paper id."""
         claims = [i for i, s in enumerate(sentences) if len(s.text.split()) >= MIN_WORDS]
         if not claims or not sources:
             return {}
-        evidence = [[metadata_sentence(s), *split_sentences(s.paper.abstract or s.passage)]
-                    for s in sources]
+        evidence = [
+            [metadata_sentence(s), *split_sentences(s.paper.abstract or s.passage)] for s in sources
+        ]
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
         vectors = np.asarray(self.embedder.embed([sentences[i].text for i in claims] + flat))
-        similarity = vectors[:len(claims)] @ vectors[len(claims):].T
+        similarity = vectors[: len(claims)] @ vectors[len(claims) :].T
         best_evidence: dict[int, tuple[float, str]] = {}
         for row, index in enumerate(claims):
             sentence = sentences[index]
             per_source = [
                 float(similarity[row][owner == n].max(initial=-1.0))
-                if grounded(sentence.text, question, _text(sources[n])) else -1.0
-                for n in range(len(sources))]
+                if grounded(sentence.text, question, _text(sources[n]))
+                else -1.0
+                for n in range(len(sources))
+            ]
             if not any(per_source[n - 1] >= self.threshold for n in sentence.citations):
                 self._maybe_cite(sentence, per_source)
             if sentence.citations:

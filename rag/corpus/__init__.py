@@ -31,7 +31,9 @@ def corpus_files(paths: list[Path], skip: Path | None = None) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            raise CorpusError(f"Corpus path {path} does not exist; check the path or RAG_CORPUS_PATHS.")
+            raise CorpusError(
+                f"Corpus path {path} does not exist; check the path or RAG_CORPUS_PATHS."
+            )
     return files
 
 
@@ -39,8 +41,14 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
     """Papers and problems from one file; the layout is chosen by the file's suffix."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        return [], [Problem(file=str(path), message=(
-            f"unsupported file type '{suffix}'; use .txt (seed layout), .jsonl or .csv"))]
+        return [], [
+            Problem(
+                file=str(path),
+                message=(
+                    f"unsupported file type '{suffix}'; use .txt (seed layout), .jsonl or .csv"
+                ),
+            )
+        ]
     text = path.read_bytes().decode("utf-8", errors="surrogateescape")
     if not text.strip():
         return [], [Problem(file=str(path), message="file is empty")]
@@ -62,14 +70,14 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
             rejected.append((line, str(error)))
     if not records and not rejected:
         rejected.append((None, "no abstracts found"))
-    problems = [Problem(file=str(path), line=line, message=msg) for line, msg in sorted(
-        rejected, key=lambda item: item[0] or 0)]
+    problems = [
+        Problem(file=str(path), line=line, message=msg)
+        for line, msg in sorted(rejected, key=lambda item: item[0] or 0)
+    ]
     return papers, problems
 
 
-def load_corpus(
-    paths: list[Path], titles_path: Path | None, max_abstract_chars: int
-) -> Corpus:
+def load_corpus(paths: list[Path], titles_path: Path | None, max_abstract_chars: int) -> Corpus:
     """Read every corpus file, merge the titles sidecar, and drop duplicate abstracts."""
     papers, problems = [], []
     for path in corpus_files(paths, skip=titles_path):
@@ -83,8 +91,12 @@ def load_corpus(
     unique: dict[str, Paper] = {}
     for paper in papers:
         if paper.paper_id in unique:
-            problems.append(Problem(file=paper.source_file, message=(
-                f"duplicate abstract of '{unique[paper.paper_id].title}' skipped")))
+            problems.append(
+                Problem(
+                    file=paper.source_file,
+                    message=(f"duplicate abstract of '{unique[paper.paper_id].title}' skipped"),
+                )
+            )
         else:
             unique[paper.paper_id] = paper
     return Corpus(papers=list(unique.values()), problems=problems)

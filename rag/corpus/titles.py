@@ -11,7 +11,9 @@ from rag.models import Paper, Problem, normalize_text
 def load_titles(path: Path) -> tuple[dict[str, dict], list[Problem]]:
     """Sidecar entries keyed by the normalized start of their abstract."""
     if not path.is_file():
-        raise CorpusError(f"Titles file {path} not found; pass --titles FILE or unset RAG_TITLES_PATH.")
+        raise CorpusError(
+            f"Titles file {path} not found; pass --titles FILE or unset RAG_TITLES_PATH."
+        )
     entries, problems = {}, []
     lines = path.read_bytes().decode("utf-8", errors="surrogateescape").splitlines()
     for number, line in enumerate(lines, start=1):
@@ -23,8 +25,11 @@ def load_titles(path: Path) -> tuple[dict[str, dict], list[Problem]]:
             entry["title"].strip()
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
             problems.append(
-                Problem(file=str(path), line=number,
-                        message="expected JSON with 'abstract_start' and 'title'")
+                Problem(
+                    file=str(path),
+                    line=number,
+                    message="expected JSON with 'abstract_start' and 'title'",
+                )
             )
             continue
         entries[key] = entry
@@ -47,7 +52,9 @@ def apply_titles(papers: list[Paper], entries: dict[str, dict]) -> list[Paper]:
 def _merge(paper: Paper, entry: dict) -> Paper:
     authors, truncated = split_authors(entry.get("authors"))
     update = {"title": entry["title"].strip(), "title_source": "metadata"}
-    if authors and (not paper.authors or (paper.authors_truncated and len(authors) > len(paper.authors))):
+    if authors and (
+        not paper.authors or (paper.authors_truncated and len(authors) > len(paper.authors))
+    ):
         update |= {"authors": authors, "authors_truncated": truncated}
     for field in ("url", "venue"):
         if entry.get(field) and not getattr(paper, field):

@@ -15,8 +15,12 @@ def open_store(settings: Settings, create: bool = False):
 
 
 def run_ingest(
-    settings: Settings, paths: list[Path] | None = None, titles: Path | None = None,
-    prune: bool = False, show_progress: bool = True, embedder=None,
+    settings: Settings,
+    paths: list[Path] | None = None,
+    titles: Path | None = None,
+    prune: bool = False,
+    show_progress: bool = True,
+    embedder=None,
 ) -> IngestReport:
     """Read the corpus, index it, and report counts and rejected records."""
     from rag.corpus import load_corpus

@@ -20,8 +20,12 @@ def fingerprint(paper_hashes: dict[str, str]) -> str:
 
 def lexical_text(document: str, metadata: dict) -> str:
     """What BM25 sees: the chunk plus the paper's authors, area and venue (so names match)."""
-    extra = [*(metadata.get("authors") or []), metadata.get("area"), metadata.get("subarea"),
-             metadata.get("venue")]
+    extra = [
+        *(metadata.get("authors") or []),
+        metadata.get("area"),
+        metadata.get("subarea"),
+        metadata.get("venue"),
+    ]
     return document + "\n" + " ".join(part for part in extra if part)
 
 
@@ -29,8 +33,9 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     import bm25s
     import Stemmer
 
-    return bm25s.tokenize(texts, stemmer=Stemmer.Stemmer("english"), return_ids=False,
-                          show_progress=False)
+    return bm25s.tokenize(
+        texts, stemmer=Stemmer.Stemmer("english"), return_ids=False, show_progress=False
+    )
 
 
 def read_manifest(directory: Path) -> dict:
@@ -40,8 +45,12 @@ def read_manifest(directory: Path) -> dict:
         return {}
 
 
-def build(directory: Path, rows: list[tuple[str, str, dict]], papers: list[Paper],
-          paper_hashes: dict[str, str]) -> None:
+def build(
+    directory: Path,
+    rows: list[tuple[str, str, dict]],
+    papers: list[Paper],
+    paper_hashes: dict[str, str],
+) -> None:
     """Write the BM25 index and catalog for (chunk_id, document, metadata) rows, atomically:
     built beside the old one, then swapped in."""
     import bm25s
@@ -51,15 +60,19 @@ def build(directory: Path, rows: list[tuple[str, str, dict]], papers: list[Paper
     staging.mkdir(parents=True)
     if rows:
         model = bm25s.BM25()
-        model.index(tokenize([lexical_text(doc, meta) for _, doc, meta in rows]),
-                    show_progress=False)
+        model.index(
+            tokenize([lexical_text(doc, meta) for _, doc, meta in rows]), show_progress=False
+        )
         model.save(str(staging), show_progress=False)
     (staging / CHUNK_IDS).write_text(json.dumps([chunk_id for chunk_id, _, _ in rows]))
     with (staging / CATALOG).open("w") as catalog:
         for paper in papers:
             catalog.write(paper.model_dump_json(exclude={"abstract"}) + "\n")
-    (staging / MANIFEST).write_text(json.dumps(
-        {"fingerprint": fingerprint(paper_hashes), "chunks": len(rows), "papers": len(papers)}))
+    (staging / MANIFEST).write_text(
+        json.dumps(
+            {"fingerprint": fingerprint(paper_hashes), "chunks": len(rows), "papers": len(papers)}
+        )
+    )
     retired = directory.with_name(directory.name + ".old")
     shutil.rmtree(retired, ignore_errors=True)
     if directory.exists():

@@ -21,7 +21,8 @@ class Chunker:
             tokenizer=embedder.tokenize,
         )
         self.signature = (
-            f"v{FORMAT_VERSION}/{embedder.name}/{self.size}/{self.splitter.chunk_overlap}")
+            f"v{FORMAT_VERSION}/{embedder.name}/{self.size}/{self.splitter.chunk_overlap}"
+        )
 
     def title_prefix(self, title: str) -> str:
         words = title.split()
@@ -38,7 +39,12 @@ class Chunker:
             prefix += " · ".join(filter(None, [paper.area, paper.subarea])) + "\n"
         bodies = self.splitter.split_text_metadata_aware(paper.abstract, metadata_str=prefix)
         return [
-            Chunk(chunk_id=f"{paper.paper_id}#{n}", paper_id=paper.paper_id, index=n,
-                  text=prefix + body, body_start=len(prefix))
+            Chunk(
+                chunk_id=f"{paper.paper_id}#{n}",
+                paper_id=paper.paper_id,
+                index=n,
+                text=prefix + body,
+                body_start=len(prefix),
+            )
             for n, body in enumerate(bodies)
         ]

@@ -34,8 +34,11 @@ class SentenceTransformerEmbedder(Embedder):
     def __init__(self, model_path: Path, name: str, batch_size: int = 64):
         self.path, self.name, self.batch_size = model_path, name, batch_size
         config = model_path / "sentence_bert_config.json"
-        self.window = json.loads(config.read_text())["max_seq_length"] if config.is_file() else (
-            self.model.max_seq_length)
+        self.window = (
+            json.loads(config.read_text())["max_seq_length"]
+            if config.is_file()
+            else (self.model.max_seq_length)
+        )
 
     @cached_property
     def model(self):

@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from rag.index.chunking import Chunker
 from rag.index.store import ChromaStore, IndexedPaper, chunk_metadata, content_hash
-from rag.models import Paper, Problem, normalize_text
+from rag.models import Paper, normalize_text
 
 CHUNKS_PER_WRITE = 256
 
@@ -48,8 +48,10 @@ def plan_ingest(
             entry = stale.pop(old_id) if old_id else None
         if entry is None:
             plan.report.added += 1
-        elif (entry.content_hash == content_hash(paper, signature)
-              and len(entry.chunk_ids) == entry.expected_chunks):
+        elif (
+            entry.content_hash == content_hash(paper, signature)
+            and len(entry.chunk_ids) == entry.expected_chunks
+        ):
             plan.report.unchanged += 1
             continue
         else:
@@ -77,7 +79,10 @@ def batches(papers: list[Paper], chunker: Chunker) -> Iterator[list[tuple[Paper,
 
 
 def ingest(
-    papers: list[Paper], store: ChromaStore, chunker: Chunker, prune: bool = False,
+    papers: list[Paper],
+    store: ChromaStore,
+    chunker: Chunker,
+    prune: bool = False,
     show_progress: bool = True,
 ) -> IngestReport:
     """Write new and changed papers, drop obsolete chunks, and (with prune) vanished papers.
@@ -86,8 +91,12 @@ def ingest(
     from tqdm import tqdm
 
     plan = plan_ingest(papers, store.indexed_papers(), chunker.signature, prune)
-    with tqdm(total=len(plan.write), desc="Indexing papers", unit="paper",
-              disable=not show_progress or None) as bar:
+    with tqdm(
+        total=len(plan.write),
+        desc="Indexing papers",
+        unit="paper",
+        disable=not show_progress or None,
+    ) as bar:
         for batch in batches(plan.write, chunker):
             written = _write(batch, store, chunker)
             old = set().union(*(plan.obsolete.get(paper.paper_id, set()) for paper, _ in batch))

@@ -31,10 +31,15 @@ def content_hash(paper: Paper, chunker_signature: str) -> str:
 def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict:
     """Everything needed to cite and filter, flattened for Chroma (no None values)."""
     metadata = {
-        "paper_id": paper.paper_id, "chunk": chunk.index, "n_chunks": n_chunks,
+        "paper_id": paper.paper_id,
+        "chunk": chunk.index,
+        "n_chunks": n_chunks,
         "body_start": chunk.body_start,
-        "content_hash": paper_hash, "title": paper.title, "title_source": paper.title_source,
-        "title_key": normalize_text(paper.title), "authors_truncated": paper.authors_truncated,
+        "content_hash": paper_hash,
+        "title": paper.title,
+        "title_source": paper.title_source,
+        "title_key": normalize_text(paper.title),
+        "authors_truncated": paper.authors_truncated,
         "source_file": paper.source_file,
     }
     for name in ("area", "subarea", "venue", "url"):
@@ -49,10 +54,14 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
 def paper_from_metadata(metadata: dict) -> Paper:
     fields = {name: metadata.get(name) or None for name in ("area", "subarea", "venue", "url")}
     return Paper(
-        paper_id=metadata["paper_id"], title=metadata["title"],
-        title_source=metadata["title_source"], authors=list(metadata.get("authors") or []),
+        paper_id=metadata["paper_id"],
+        title=metadata["title"],
+        title_source=metadata["title_source"],
+        authors=list(metadata.get("authors") or []),
         authors_truncated=bool(metadata.get("authors_truncated")),
-        abstract=metadata.get("abstract", ""), source_file=metadata["source_file"], **fields,
+        abstract=metadata.get("abstract", ""),
+        source_file=metadata["source_file"],
+        **fields,
     )
 
 
@@ -86,8 +95,10 @@ class ChromaStore:
         try:
             if create:
                 self.collection = self.client.get_or_create_collection(
-                    self.name, configuration={"hnsw": {"space": "cosine"}},
-                    metadata={"embedder": embedder_name}, embedding_function=None,
+                    self.name,
+                    configuration={"hnsw": {"space": "cosine"}},
+                    metadata={"embedder": embedder_name},
+                    embedding_function=None,
                 )
             else:
                 self.collection = self.client.get_collection(self.name, embedding_function=None)
@@ -110,8 +121,9 @@ class ChromaStore:
         offset = 0
         while True:
             page = self.collection.get(where=where, limit=PAGE, offset=offset, include=include)
-            yield from zip(page["ids"], page["documents"] or [None] * len(page["ids"]),
-                           page["metadatas"])
+            yield from zip(
+                page["ids"], page["documents"] or [None] * len(page["ids"]), page["metadatas"]
+            )
             if len(page["ids"]) < PAGE:
                 return
             offset += PAGE
@@ -128,8 +140,12 @@ class ChromaStore:
         """Every paper in the store with its content hash and chunk ids."""
         papers: dict[str, IndexedPaper] = {}
         for chunk_id, metadata in self._metadata_pages():
-            entry = papers.setdefault(metadata["paper_id"], IndexedPaper(
-                metadata["content_hash"], metadata["title_key"], metadata["source_file"]))
+            entry = papers.setdefault(
+                metadata["paper_id"],
+                IndexedPaper(
+                    metadata["content_hash"], metadata["title_key"], metadata["source_file"]
+                ),
+            )
             entry.chunk_ids.add(chunk_id)
             if metadata["content_hash"] == entry.content_hash:
                 entry.expected_chunks = metadata["n_chunks"]
@@ -151,14 +167,20 @@ class ChromaStore:
         found = self.collection.query(
             query_embeddings=[vector], n_results=n, where=where, include=["metadatas", "distances"]
         )
-        return [(chunk_id, 1.0 - distance, metadata) for chunk_id, distance, metadata in
-                zip(found["ids"][0], found["distances"][0], found["metadatas"][0])]
+        return [
+            (chunk_id, 1.0 - distance, metadata)
+            for chunk_id, distance, metadata in zip(
+                found["ids"][0], found["distances"][0], found["metadatas"][0]
+            )
+        ]
 
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict]]:
         """Documents and metadata of the given chunks, by id."""
         found = self.collection.get(ids=ids, include=["documents", "metadatas"])
-        return {i: (doc, meta) for i, doc, meta in
-                zip(found["ids"], found["documents"], found["metadatas"])}
+        return {
+            i: (doc, meta)
+            for i, doc, meta in zip(found["ids"], found["documents"], found["metadatas"])
+        }
 
     def embeddings(self, paper_ids: list[str]) -> dict[str, list]:
         """Every chunk embedding of the given papers, grouped by paper."""
@@ -172,13 +194,11 @@ class ChromaStore:
 
     def write(self, ids: list[str], texts: list[str], embeddings, metadatas: list[dict]) -> None:
         """Upsert chunks in one call (all chunks of a paper go in the same call)."""
-        self.collection.upsert(
-            ids=ids, documents=texts, embeddings=embeddings, metadatas=metadatas
-        )
+        self.collection.upsert(ids=ids, documents=texts, embeddings=embeddings, metadatas=metadatas)
 
     def delete(self, ids: list[str]) -> None:
         for start in range(0, len(ids), PAGE):
-            self.collection.delete(ids=ids[start:start + PAGE])
+            self.collection.delete(ids=ids[start : start + PAGE])
 
     def count(self) -> int:
         return self.collection.count()

@@ -12,8 +12,10 @@ def registry() -> dict[str, type[LLMBackend]]:
     from rag.llm.local import LocalBackend
     from rag.llm.remote import OllamaBackend, OpenAIBackend
 
-    return {cls.name: cls for cls in
-            (LocalBackend, OpenAIBackend, OllamaBackend, ExtractiveBackend, FakeBackend)}
+    return {
+        cls.name: cls
+        for cls in (LocalBackend, OpenAIBackend, OllamaBackend, ExtractiveBackend, FakeBackend)
+    }
 
 
 BACKEND_NAMES = ("local", "openai", "ollama", "extractive", "fake")

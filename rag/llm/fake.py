@@ -16,8 +16,13 @@ class FakeBackend(LLMBackend):
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
         self.prompts.append(prompt)
-        text = self.reply if self.reply is not None else " ".join(
-            f"{source.paper.abstract.split('. ')[0].rstrip('.')} [{number}]."
-            for number, source in enumerate(prompt.sources[:2], start=1))
+        text = (
+            self.reply
+            if self.reply is not None
+            else " ".join(
+                f"{source.paper.abstract.split('. ')[0].rstrip('.')} [{number}]."
+                for number, source in enumerate(prompt.sources[:2], start=1)
+            )
+        )
         for word in text.split(" "):
             yield word + " "

@@ -29,20 +29,24 @@ class LocalBackend(LLMBackend):
 
             try:
                 self._model = Llama(
-                    str(self.path), n_ctx=self.settings.llm_context,
-                    n_threads=self.settings.llm_threads, verbose=False,
+                    str(self.path),
+                    n_ctx=self.settings.llm_context,
+                    n_threads=self.settings.llm_threads,
+                    verbose=False,
                 )
             except Exception as error:
                 raise BackendError(
                     f"The local model {self.path} could not be loaded ({error}); "
-                    "run `scripts/setup.sh` to re-assemble it.") from None
+                    "run `scripts/setup.sh` to re-assemble it."
+                ) from None
         return self._model
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
         messages = [m.model_dump() for m in prompt.messages]
         with self._lock:
             chunks = self.model().create_chat_completion(
-                messages=messages, stream=True, temperature=0.0, max_tokens=prompt.max_tokens)
+                messages=messages, stream=True, temperature=0.0, max_tokens=prompt.max_tokens
+            )
             for chunk in chunks:
                 if text := chunk["choices"][0]["delta"].get("content"):
                     yield text

@@ -31,8 +31,10 @@ class ChatServerBackend(LLMBackend):
         except BackendError:
             raise
         except Exception as error:
-            raise BackendError(f"{self.name} backend at {self.where} failed: "
-                               f"{type(error).__name__}: {str(error)[:300]}") from None
+            raise BackendError(
+                f"{self.name} backend at {self.where} failed: "
+                f"{type(error).__name__}: {str(error)[:300]}"
+            ) from None
 
 
 class OpenAIBackend(ChatServerBackend):
@@ -43,19 +45,29 @@ class OpenAIBackend(ChatServerBackend):
     def make_llm(self, settings: Settings):
         from llama_index.llms.openai_like import OpenAILike
 
-        missing = [var for var, value in [
-            ("RAG_OPENAI_BASE_URL", settings.openai_base_url),
-            ("RAG_OPENAI_MODEL", settings.openai_model),
-            ("RAG_OPENAI_API_KEY", settings.openai_api_key)] if not value]
+        missing = [
+            var
+            for var, value in [
+                ("RAG_OPENAI_BASE_URL", settings.openai_base_url),
+                ("RAG_OPENAI_MODEL", settings.openai_model),
+                ("RAG_OPENAI_API_KEY", settings.openai_api_key),
+            ]
+            if not value
+        ]
         if missing:
             raise ConfigError(
                 f"The openai backend needs {', '.join(missing)} (in .env or the environment); "
-                "for a local server without auth, set the key to any value.")
+                "for a local server without auth, set the key to any value."
+            )
         self.where = settings.openai_base_url
         return OpenAILike(
-            model=settings.openai_model, api_base=settings.openai_base_url,
-            api_key=settings.openai_api_key.get_secret_value(), is_chat_model=True,
-            timeout=settings.llm_timeout_s, max_retries=1, temperature=0.0,
+            model=settings.openai_model,
+            api_base=settings.openai_base_url,
+            api_key=settings.openai_api_key.get_secret_value(),
+            is_chat_model=True,
+            timeout=settings.llm_timeout_s,
+            max_retries=1,
+            temperature=0.0,
             context_window=settings.llm_context,
         )
 
@@ -67,5 +79,9 @@ class OllamaBackend(ChatServerBackend):
         from llama_index.llms.ollama import Ollama
 
         self.where = settings.ollama_host
-        return Ollama(model=settings.ollama_model, base_url=settings.ollama_host,
-                      request_timeout=settings.llm_timeout_s, temperature=0.0)
+        return Ollama(
+            model=settings.ollama_model,
+            base_url=settings.ollama_host,
+            request_timeout=settings.llm_timeout_s,
+            temperature=0.0,
+        )

@@ -22,6 +22,7 @@ class Filters(BaseModel):
 
     def allows(self, paper: Paper) -> bool:
         """Case-insensitive substring matches; area matches the area or the subarea."""
+
         def has(needle: str | None, *fields: str | None) -> bool:
             return needle is None or any(needle.casefold() in (f or "").casefold() for f in fields)
 
@@ -38,8 +39,23 @@ def words_key(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
-LABEL_CUES = {"area", "areas", "subarea", "subareas", "label", "labels", "labeled", "labelled",
-              "category", "categories", "track", "tracks", "classified", "listed", "tagged"}
+LABEL_CUES = {
+    "area",
+    "areas",
+    "subarea",
+    "subareas",
+    "label",
+    "labels",
+    "labeled",
+    "labelled",
+    "category",
+    "categories",
+    "track",
+    "tracks",
+    "classified",
+    "listed",
+    "tagged",
+}
 
 
 class MetadataIndex:
@@ -60,7 +76,7 @@ class MetadataIndex:
         """Papers whose author the query names, or whose area label it asks about, most
         mentions first."""
         words = words_key(query).split()
-        grams = [" ".join(words[i:i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
+        grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
         counts: dict[str, int] = {}
         for index in indexes:

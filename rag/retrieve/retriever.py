@@ -43,12 +43,14 @@ class Retriever:
         self.lexical = BM25Index(settings.bm25_dir)
         self.catalog = {paper.paper_id: paper for paper in self.lexical.papers}
         self.embedder = embedder or load_embedder(
-            settings.embedding_model, settings.embedding_batch_size)
+            settings.embedding_model, settings.embedding_batch_size
+        )
         self.chunk_papers = np.array([c.rsplit("#", 1)[0] for c in self.lexical.chunk_ids])
         self.metadata = MetadataIndex(self.lexical.papers)
 
-    def search(self, query: str, k: int = 5, mode: Mode = "hybrid",
-               filters: Filters | None = None) -> list[Source]:
+    def search(
+        self, query: str, k: int = 5, mode: Mode = "hybrid", filters: Filters | None = None
+    ) -> list[Source]:
         """The k best papers for the query, best first."""
         if mode not in MODES:
             from rag.errors import ConfigError
@@ -68,7 +70,8 @@ class Retriever:
             mentioned = [pid for pid in mentioned if pid in set(allowed)]
         if mode == "hybrid":
             scores = reciprocal_rank_fusion(
-                [mentioned, list(dense), list(lexical)], self.settings.rrf_k)
+                [mentioned, list(dense), list(lexical)], self.settings.rrf_k
+            )
         else:
             scores = {pid: score for pid, (_, score) in (dense or lexical).items()}
         top = list(scores)[:k]
@@ -102,25 +105,32 @@ class Retriever:
         mask = None if allowed is None else np.isin(self.chunk_papers, allowed).astype(float)
         return best_per_paper(self.lexical.search(query, depth, mask))
 
-    def _sources(self, top: list[str], scores: dict, dense: dict, lexical: dict,
-                 vector, mentioned: set[str]) -> list[Source]:
+    def _sources(
+        self, top: list[str], scores: dict, dense: dict, lexical: dict, vector, mentioned: set[str]
+    ) -> list[Source]:
         """Sources for the top papers. A paper whose metadata the question names is fully
         relevant; otherwise relevance is the cosine of the question and its best chunk."""
         best_chunk = {pid: (dense.get(pid) or lexical.get(pid) or (f"{pid}#0",))[0] for pid in top}
-        stored = self.store.chunks(list(dict.fromkeys(
-            [*best_chunk.values(), *(f"{pid}#0" for pid in top)])))
+        stored = self.store.chunks(
+            list(dict.fromkeys([*best_chunk.values(), *(f"{pid}#0" for pid in top)]))
+        )
         relevance = {pid: similarity for pid, (_, similarity) in dense.items()}
         relevance |= dict.fromkeys(mentioned, 1.0)
         missing = [pid for pid in top if pid not in relevance]
-        for pid, vectors in (self.store.embeddings(missing).items() if missing else []):
+        for pid, vectors in self.store.embeddings(missing).items() if missing else []:
             relevance[pid] = float(np.max(np.asarray(vectors) @ np.asarray(vector)))
         sources = []
         for pid in top:
             document, metadata = stored[best_chunk[pid]]
             paper = self.catalog[pid].model_copy(
-                update={"abstract": stored[f"{pid}#0"][1].get("abstract", "")})
-            sources.append(Source(
-                paper=paper, passage=document[metadata.get("body_start", 0):], score=scores[pid],
-                relevance=max(0.0, relevance.get(pid, 0.0)),
-            ))
+                update={"abstract": stored[f"{pid}#0"][1].get("abstract", "")}
+            )
+            sources.append(
+                Source(
+                    paper=paper,
+                    passage=document[metadata.get("body_start", 0) :],
+                    score=scores[pid],
+                    relevance=max(0.0, relevance.get(pid, 0.0)),
+                )
+            )
         return sources

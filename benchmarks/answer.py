@@ -1,0 +1,56 @@
+"""Answer latency: time to first token and total, p50/p95, per backend, over dev questions.
+
+    python -m benchmarks.answer --backends local,extractive --questions 10
+
+Uses the index under RAG_DATA_DIR (run `rag ingest` first). The model is loaded (and one
+question answered) before timing, as in a running chat server.
+"""
+
+import argparse
+import time
+from pathlib import Path
+
+from rag.answer.pipeline import Answerer
+from rag.config import get_settings
+from rag.evaluate import load_questions, percentile
+from rag.models import Answer
+from rag.retrieve import Retriever
+
+QUESTIONS = Path(__file__).resolve().parent.parent / "eval" / "questions.jsonl"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backends", default="local,extractive")
+    parser.add_argument("--questions", type=int, default=10)
+    args = parser.parse_args()
+    settings = get_settings()
+    retriever = Retriever(settings)
+    questions = [q.question for q in load_questions(QUESTIONS) if q.answerable and not q.history][
+        : args.questions
+    ]
+    print(
+        f"{'backend':<11} {'n':>3} {'ttft p50':>9} {'ttft p95':>9} {'total p50':>10} "
+        f"{'total p95':>10} {'abstained':>9}"
+    )
+    for name in args.backends.split(","):
+        answerer = Answerer(settings.model_copy(update={"llm_backend": name}), retriever=retriever)
+        list(answerer.ask("warm-up: which papers study spiking neural networks?"))
+        ttfts, totals, abstained = [], [], 0
+        for question in questions:
+            started, first = time.perf_counter(), None
+            for event in answerer.ask(question):
+                if isinstance(event, Answer):
+                    abstained += event.abstained
+                elif first is None:
+                    first = time.perf_counter() - started
+            totals.append(time.perf_counter() - started)
+            ttfts.append(first)
+        print(
+            f"{name:<11} {len(totals):>3} {percentile(ttfts, 50):>9.2f} {percentile(ttfts, 95):>9.2f} "
+            f"{percentile(totals, 50):>10.2f} {percentile(totals, 95):>10.2f} {abstained:>9}"
+        )
+
+
+if __name__ == "__main__":
+    main()
