@@ -90,7 +90,7 @@ class Settings(BaseSettings):
     ollama_host: str = Field("http://127.0.0.1:11434", description="The Ollama server.")
     ollama_model: str = Field("qwen2.5:1.5b", description="The Ollama model name.")
     support_threshold: float = Field(
-        0.5,
+        0.45,
         ge=0.0,
         le=1.0,
         description="A sentence counts as supported by a cited abstract "

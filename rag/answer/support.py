@@ -14,6 +14,9 @@ from rag.sentences import split_sentences
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
 MIN_UNGROUNDED_TERMS, MAX_UNGROUNDED_SHARE = 2, 1 / 3
+# A source this relevant to the question is what the question paraphrases: its wording need not
+# appear in the abstract, so the grounding test applies only to less relevant sources.
+PARAPHRASE_RELEVANCE = 0.5
 GENERIC = set(
     """a an the and or of in on for to with by from as at is are was were be been this that
 these those it its their which what who whom whose how why when where does do did can could paper
@@ -79,7 +82,8 @@ class SupportChecker:
             sentence = sentences[index]
             per_source = [
                 float(similarity[row][owner == n].max(initial=-1.0))
-                if grounded(sentence.text, question, _text(sources[n]))
+                if sources[n].relevance >= PARAPHRASE_RELEVANCE
+                or grounded(sentence.text, question, _text(sources[n]))
                 else -1.0
                 for n in range(len(sources))
             ]
