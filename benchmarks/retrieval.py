@@ -42,6 +42,8 @@ def build(args, embedder) -> Settings:
             data_dir=data_dir, corpus_paths=[SEEDS], titles_path=SEEDS / "titles.jsonl"
         )
         index_embedder = embedder
+    if args.query_only:
+        return settings
     started = time.perf_counter()
     report = run_ingest(settings, show_progress=True, embedder=index_embedder)
     print(
@@ -57,6 +59,8 @@ def main() -> None:
     parser.add_argument("--synthetic", type=int, default=0)
     parser.add_argument("--data-dir", help="reuse (or create) the index here")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--query-only", action="store_true",
+                        help="query the index already in --data-dir without re-ingesting")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     args = parser.parse_args()
     embedder = load_embedder("all-MiniLM-L6-v2")
