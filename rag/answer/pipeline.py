@@ -86,10 +86,8 @@ class Answerer:
             "backend": self.settings.llm_backend,
             "standalone_question": standalone if standalone != question else None,
         }
-        if not sources or max(s.relevance for s in sources) < self.settings.min_relevance:
-            answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)
-            yield answer.text
-            yield answer
+        if self._irrelevant(sources):
+            yield from self._declined(base, sources, started)
             return
         shown = focus(sources, standalone, self.embedder, self.settings.source_words)
         prompt = Prompt(
@@ -110,10 +108,8 @@ class Answerer:
         else:
             sources = self.retriever.search(target, k or self.settings.top_k)
         base = {"question": f"Summarize: {target}", "backend": self.settings.llm_backend}
-        if not sources or max(s.relevance for s in sources) < self.settings.min_relevance:
-            answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)
-            yield answer.text
-            yield answer
+        if self._irrelevant(sources):
+            yield from self._declined(base, sources, started)
             return
         prompt = Prompt(
             messages=summary_messages(target, sources, bool(paper_id)),
@@ -188,6 +184,15 @@ class Answerer:
             dropped_citations=dropped,
             **fields,
         )
+
+    def _irrelevant(self, sources: list[Source]) -> bool:
+        """The relevance gate: nothing retrieved is close enough to answer from."""
+        return not sources or max(s.relevance for s in sources) < self.settings.min_relevance
+
+    def _declined(self, base: dict, sources: list[Source], started: float):
+        answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)
+        yield answer.text
+        yield answer
 
     def _abstain(self, fields: dict, started: float | None) -> Answer:
         suggestions = fields.get("suggestions") or []
