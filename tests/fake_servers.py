@@ -6,15 +6,22 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """Records nothing to stderr; reads JSON request bodies."""
+
+    def log_message(self, *args):
+        pass
+
+    def json_body(self) -> dict:
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+
 def openai_handler(reply: str, status: int = 200):
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         requests: list[dict] = []
 
-        def log_message(self, *args):
-            pass
-
         def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            body = self.json_body()
             Handler.requests.append(
                 {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
             )
@@ -44,14 +51,11 @@ def openai_handler(reply: str, status: int = 200):
 
 
 def ollama_handler(reply: str):
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         requests: list[dict] = []
 
-        def log_message(self, *args):
-            pass
-
         def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            body = self.json_body()
             Handler.requests.append({"path": self.path, "body": body})
             self.send_response(200)
             if self.path == "/api/show":  # model details, asked before chatting
