@@ -209,6 +209,26 @@ def list_and_print(events):
     return collected
 
 
+@app.command("ui")
+def ui_command(
+    host: str = typer.Option(None, "--host", help="Interface to bind (default RAG_UI_HOST)."),
+    port: int = typer.Option(None, "--port", help="Port (default RAG_UI_PORT, 7860)."),
+):
+    """Open the chat UI in the browser at http://127.0.0.1:7860 (indexes the corpus first if
+    nothing is indexed yet)."""
+    from rag.index import bm25, run_ingest
+
+    overrides = {"ui_host": host, "ui_port": port}
+    settings = get_settings(**{name: value for name, value in overrides.items() if value})
+    if not bm25.read_manifest(settings.bm25_dir):
+        typer.echo("Nothing is indexed yet: indexing the corpus first.", err=True)
+        run_ingest(settings)
+    from ui.app import auth_for, launch
+
+    auth_for(settings)  # refuse an open non-loopback bind before loading anything
+    launch(settings)
+
+
 @app.command("eval")
 def eval_command(
     questions: Path = typer.Option(
@@ -224,60 +244,39 @@ def eval_command(
     out: Path = typer.Option(None, "--out", help="Folder for report.json and per-question rows."),
 ):
     """Measure retrieval and cited answers on a questions file, side by side per configuration."""
-    from rag.answer.pipeline import Answerer
-    from rag.evaluate import (
-        answer_table,
-        evaluate_answers,
-        evaluate_retrieval,
-        load_questions,
-        metrics_by_kind,
-        retrieval_table,
-        write_json,
-    )
-    from rag.retrieve import Retriever
+    from rag import evaluate
+    from rag.report import write_reports
 
     settings = get_settings(**({"top_k": k} if k else {}))
-    items = load_questions(questions)[:limit]
-    modes = [
-        m.strip()
-        for m in (
-            mode or ("hybrid,dense,bm25" if retrieval_only else settings.retrieval_mode)
-        ).split(",")
-        if m.strip()
-    ]
-    retriever = Retriever(settings)
-    retrieval = evaluate_retrieval(retriever, items, modes)
-    typer.echo(retrieval_table(retrieval))
-    for name, result in retrieval.items():
+    items = evaluate.load_questions(questions)[:limit]
+    modes = split_names(
+        mode or ("hybrid,dense,bm25" if retrieval_only else settings.retrieval_mode)
+    )
+    backends = split_names(backend or settings.llm_backend)
+    report, rows = evaluate.run(settings, items, backends, modes, retrieval_only)
+    typer.echo(evaluate.retrieval_table(report["retrieval"]))
+    for name, result in report["retrieval"].items():
         threshold = result["threshold"]
         typer.echo(
             f"{name}: abstaining below relevance {threshold['min_relevance']:.3f} keeps "
             f"{threshold['answerable_kept']:.0%} of answerable and declines "
             f"{threshold['unanswerable_declined']:.0%} of unanswerable questions here"
         )
-    report = {"retrieval": retrieval, "metrics": {}, "by_kind": {}}
-    rows_by_config = {}
-    if not retrieval_only:
-        for backend_name in (backend or settings.llm_backend).split(","):
-            for mode_name in modes:
-                config = f"{backend_name.strip()}/{mode_name}"
-                configured = settings.model_copy(
-                    update={"llm_backend": backend_name.strip(), "retrieval_mode": mode_name}
-                )
-                answerer = Answerer(configured, retriever=retriever)
-                rows = evaluate_answers(answerer, items)
-                rows_by_config[config] = rows
-                report["by_kind"][config] = metrics_by_kind(rows)
-                report["metrics"][config] = report["by_kind"][config]["ALL"]
-        typer.echo("")
-        typer.echo(answer_table(report["by_kind"]))
+    if report["by_kind"]:
+        typer.echo("\n" + evaluate.answer_table(report["by_kind"]))
     if out:
-        write_json(report, out / "report.json")
-        with (out / "questions.jsonl").open("w") as handle:
-            for config, rows in rows_by_config.items():
-                for row in rows:
-                    handle.write(json.dumps({"config": config, **row}, ensure_ascii=False) + "\n")
-        typer.echo(f"Wrote {out}/report.json and {out}/questions.jsonl")
+        run = {
+            "questions": str(questions),
+            "n": len(items),
+            "k": settings.top_k,
+            "command": " ".join(["rag", *sys.argv[1:]]),
+        }
+        paths = write_reports(report, rows, out, run)
+        typer.echo("Wrote " + ", ".join(str(p) for p in paths))
+
+
+def split_names(names: str) -> list[str]:
+    return [name.strip() for name in names.split(",") if name.strip()]
 
 
 def main() -> None:

@@ -101,6 +101,20 @@ class Settings(BaseSettings):
     )
     chroma_port: int = Field(8000, description="Chroma server port (with chroma_host).")
     collection_name: str = Field("papers", description="Chroma collection holding the chunks.")
+    ui_host: str = Field(
+        "127.0.0.1",
+        description="Interface the chat UI binds to; anything but loopback requires "
+        "ui_username and ui_password.",
+    )
+    ui_port: int = Field(7860, ge=1, le=65535, description="Port of the chat UI.")
+    ui_username: str | None = Field(None, description="Basic-auth user name for the chat UI.")
+    ui_password: SecretStr | None = Field(None, description="Basic-auth password for the chat UI.")
+    ui_concurrency: int = Field(
+        1,
+        ge=1,
+        description="Answers generated at once by the UI and its API; more requests wait in "
+        "the queue (1 keeps the local model from being oversubscribed).",
+    )
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "Settings":

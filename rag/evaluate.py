@@ -1,6 +1,5 @@
 """Offline evaluation over a questions file: every metric is defined once, here."""
 
-import json
 import math
 from pathlib import Path
 from statistics import mean
@@ -151,21 +150,29 @@ def evaluate_retrieval(retriever, questions: list[Question], modes: list[str]) -
     return report
 
 
+RETRIEVAL_COLUMNS = [f"recall@{k}" for k in RANK_CUTOFFS] + ["mrr", "ndcg@10"]
+
+
+def markdown_table(header: list[str], rows: list[list]) -> str:
+    """A Markdown table (also legible as plain text); floats to 3 decimals, None as "-"."""
+
+    def cell(value) -> str:
+        if value is None:
+            return "-"
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    lines = [header, ["---"] * len(header), *[[cell(v) for v in row] for row in rows]]
+    return "\n".join("| " + " | ".join(line) + " |" for line in lines)
+
+
 def retrieval_table(report: dict) -> str:
-    """A plain-text table: one row per mode and kind."""
-    names = [f"recall@{k}" for k in RANK_CUTOFFS] + ["mrr", "ndcg@10"]
-    lines = [f"{'mode':<7} {'kind':<13} {'n':>4} " + " ".join(f"{n:>9}" for n in names)]
-    for mode, result in report.items():
-        for kind, row in [("ALL", result["overall"]), *result["by_kind"].items()]:
-            lines.append(
-                f"{mode:<7} {kind:<13} {row['n']:>4} " + " ".join(f"{row[n]:>9.3f}" for n in names)
-            )
-    return "\n".join(lines)
-
-
-def write_json(report: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=1))
+    """One row per mode and kind."""
+    rows = [
+        [mode, kind, row["n"], *(row[name] for name in RETRIEVAL_COLUMNS)]
+        for mode, result in report.items()
+        for kind, row in [("ALL", result["overall"]), *result["by_kind"].items()]
+    ]
+    return markdown_table(["mode", "kind", "n", *RETRIEVAL_COLUMNS], rows)
 
 
 # --- answer metrics (one row per question, then aggregated) ---
@@ -185,13 +192,16 @@ def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]
         "answerable": question.answerable,
         "abstained": answer.abstained,
         "retrieved": retrieved,
+        "retrieved_titles": [s.paper.title for s in answer.sources or answer.suggestions],
         "cited": cited,
+        "cited_titles": [c.title for c in answer.citations],
         "invalid_citations": sum(pid not in offered or pid not in catalog_ids for pid in cited),
         "gold_cited": len(gold & set(cited)),
         "gold": len(gold),
         "sentences": len(answer.sentences),
         "cited_sentences": len(cited_sentences),
         "supported_sentences": sum(bool(s.supported) for s in cited_sentences),
+        "unsupported": answer.unsupported_sentences,
         "keywords_found": sum(k.casefold() in text for k in question.answer_keywords),
         "keywords": len(question.answer_keywords),
         "ttft_s": answer.ttft_s,
@@ -289,6 +299,8 @@ def metrics_by_kind(rows: list[dict]) -> dict[str, dict]:
 
 
 ANSWER_COLUMNS = {
+    "recall@5": "R@5",
+    "mrr": "MRR",
     "citation_precision": "cit_P",
     "citation_recall": "cit_R",
     "citation_f1": "cit_F1",
@@ -306,18 +318,52 @@ ANSWER_COLUMNS = {
 
 
 def answer_table(results: dict[str, dict[str, dict]]) -> str:
-    """Plain-text table: one row per configuration and kind."""
-    header = f"{'config':<18} {'kind':<13} {'n':>4} " + " ".join(
-        f"{short:>10}" for short in ANSWER_COLUMNS.values()
-    )
-    lines = [header]
-    for config, by_kind in results.items():
-        for kind, metrics in by_kind.items():
-            cells = [
-                "-" if metrics[name] is None else f"{metrics[name]:.3f}" for name in ANSWER_COLUMNS
-            ]
-            lines.append(
-                f"{config:<18} {kind:<13} {metrics['n']:>4} "
-                + " ".join(f"{cell:>10}" for cell in cells)
+    """One row per configuration and kind."""
+    rows = [
+        [config, kind, metrics["n"], *(metrics.get(name) for name in ANSWER_COLUMNS)]
+        for config, by_kind in results.items()
+        for kind, metrics in by_kind.items()
+    ]
+    return markdown_table(["config", "kind", "n", *ANSWER_COLUMNS.values()], rows)
+
+
+def run(
+    settings,
+    questions: list[Question],
+    backends: list[str],
+    modes: list[str],
+    retrieval_only: bool = False,
+    show_progress: bool = True,
+) -> tuple[dict, dict]:
+    """Retrieval metrics per mode, then every backend × mode answers every question.
+
+    Returns the report (`retrieval` per mode; `metrics` and `by_kind` per configuration
+    "backend/mode", answer metrics merged with that mode's retrieval metrics) and the
+    per-question rows per configuration."""
+    from rag.answer.pipeline import Answerer
+    from rag.retrieve import Retriever
+
+    retriever = Retriever(settings)
+    retrieval = evaluate_retrieval(retriever, questions, modes)
+    report = {"retrieval": retrieval, "metrics": {}, "by_kind": {}}
+    rows_by_config = {}
+    if retrieval_only:
+        return report, rows_by_config
+    for backend in backends:
+        for mode in modes:
+            config = f"{backend}/{mode}"
+            configured = settings.model_copy(
+                update={"llm_backend": backend, "retrieval_mode": mode}
             )
-    return "\n".join(lines)
+            rows = evaluate_answers(
+                Answerer(configured, retriever=retriever), questions, show_progress
+            )
+            rows_by_config[config] = rows
+            by_kind = metrics_by_kind(rows)
+            ranked = {"ALL": retrieval[mode]["overall"]} | retrieval[mode]["by_kind"]
+            report["by_kind"][config] = {
+                kind: metrics | {n: v for n, v in ranked.get(kind, {}).items() if n != "n"}
+                for kind, metrics in by_kind.items()
+            }
+            report["metrics"][config] = report["by_kind"][config]["ALL"]
+    return report, rows_by_config

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Set up, index the corpus (only what changed), list the papers, and answer a sample question
-# with the bundled local model.
+# The main job: set up, index the corpus (only what changed), and serve the chat on the
+# bundled local model at http://127.0.0.1:7860 (RAG_UI_PORT changes the port).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 .venv/bin/rag ingest "$@"
-.venv/bin/rag papers
-.venv/bin/rag ask "Which papers are about continual learning?"
+export GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1
+exec .venv/bin/rag ui

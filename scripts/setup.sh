@@ -21,3 +21,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "$wanted" > "$stamp"
 fi
 .venv/bin/python -m rag.llm.setup_model
+if [[ ",$extras," == *",test,"* ]] && ! command -v chromium >/dev/null; then
+  echo "Installing Debian's chromium for the browser test..."
+  root=""; [ "$(id -u)" = 0 ] || root=sudo
+  $root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $root apt-get install -y -qq chromium >/dev/null
+fi

@@ -62,6 +62,9 @@ class Answerer:
             self._backend = load_backend(self.settings.llm_backend, self.settings, self.embedder)
         return self._backend
 
+    def backend_name(self) -> str:
+        return self._backend.name if self._backend else self.settings.llm_backend
+
     def ask(
         self,
         question: str,
@@ -83,7 +86,7 @@ class Answerer:
         )
         base = {
             "question": question,
-            "backend": self.settings.llm_backend,
+            "backend": self.backend_name(),
             "standalone_question": standalone if standalone != question else None,
         }
         if self._irrelevant(sources):
@@ -107,7 +110,7 @@ class Answerer:
             sources = [self.retriever.source_for(paper_id)]
         else:
             sources = self.retriever.search(target, k or self.settings.top_k)
-        base = {"question": f"Summarize: {target}", "backend": self.settings.llm_backend}
+        base = {"question": f"Summarize: {target}", "backend": self.backend_name()}
         if self._irrelevant(sources):
             yield from self._declined(base, sources, started)
             return
@@ -120,15 +123,18 @@ class Answerer:
         yield from self._answer(prompt, base, started)
 
     def _answer(self, prompt: Prompt, base: dict, started: float) -> Iterator[str | Answer]:
-        pieces, notices, ttft, backend_name = [], [], None, self.settings.llm_backend
+        pieces, notices, ttft, backend_name = [], [], None, self.backend_name()
         try:
             for piece in self.backend().stream(prompt):
                 ttft = ttft if ttft is not None else time.perf_counter() - started
                 pieces.append(piece)
                 yield piece
-        except RagError as error:
+        except Exception as error:  # noqa: BLE001 - any backend failure falls back, visibly
+            reason = (
+                str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
+            )
             notice = (
-                f"The {backend_name} backend failed: {error} "
+                f"The {backend_name} backend failed: {reason} "
                 "Showing the extractive answer (no LLM) instead."
             )
             log.warning(notice)

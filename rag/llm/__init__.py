@@ -29,4 +29,26 @@ def load_backend(name: str, settings: Settings, embedder=None) -> LLMBackend:
     return backends[name](settings, embedder)
 
 
-__all__ = ["BACKEND_NAMES", "BackendError", "LLMBackend", "Prompt", "load_backend", "registry"]
+def availability(settings: Settings, names: tuple[str, ...] = BACKEND_NAMES[:4]) -> dict:
+    """Each backend name with None when it can answer now, or the reason it cannot."""
+    from rag.errors import RagError
+
+    status = {}
+    for name in names:
+        try:
+            load_backend(name, settings).check()
+            status[name] = None
+        except RagError as error:
+            status[name] = str(error)
+    return status
+
+
+__all__ = [
+    "availability",
+    "BACKEND_NAMES",
+    "BackendError",
+    "LLMBackend",
+    "Prompt",
+    "load_backend",
+    "registry",
+]

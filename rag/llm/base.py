@@ -35,6 +35,9 @@ class LLMBackend(ABC):
     def __init__(self, settings, embedder=None):
         self.settings, self.embedder = settings, embedder
 
+    def check(self) -> None:
+        """Raise BackendError when the backend cannot answer now (server down, file missing)."""
+
     @abstractmethod
     def stream(self, prompt: Prompt) -> Iterator[str]:
         """Yield pieces of the answer text; raise BackendError on failure."""

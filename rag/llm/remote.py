@@ -75,6 +75,24 @@ class OpenAIBackend(ChatServerBackend):
 class OllamaBackend(ChatServerBackend):
     name = "ollama"
 
+    def check(self) -> None:
+        """Ollama answers /api/tags when it runs; the configured model must be among them."""
+        import httpx
+
+        try:
+            response = httpx.get(f"{self.where.rstrip('/')}/api/tags", timeout=2.0)
+            response.raise_for_status()
+            models = {m.get("name", "") for m in response.json().get("models", [])}
+        except (httpx.HTTPError, ValueError) as error:
+            raise BackendError(
+                f"Ollama is not running at {self.where} ({type(error).__name__})."
+            ) from None
+        wanted = self.settings.ollama_model
+        if not any(m == wanted or m.split(":")[0] == wanted for m in models):
+            raise BackendError(
+                f"Ollama at {self.where} has no model '{wanted}'; run `ollama pull {wanted}`."
+            )
+
     def make_llm(self, settings: Settings):
         from llama_index.llms.ollama import Ollama
 

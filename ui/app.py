@@ -1,0 +1,374 @@
+"""The Gradio app: a chat with streamed, checked, cited answers; the sources panel for the
+selected answer; backend, k and filter controls; a Papers tab with cited summaries; and the
+same answers as an API (`/ask`, `/summarize`) for gradio_client."""
+
+import ipaddress
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import gradio as gr
+from pydantic import ValidationError
+
+from rag.answer.pipeline import Answerer
+from rag.config import Settings
+from rag.errors import ConfigError, RagError
+from rag.models import Answer, Message
+from rag.retrieve import Filters, Retriever
+from ui import render
+
+log = logging.getLogger(__name__)
+
+EXAMPLES = [
+    "Which papers study continual learning?",
+    "How can a language model's reasoning be verified step by step?",
+    "What methods speed up diffusion model sampling?",
+    "Which papers are in the Learning Theory subarea?",
+]
+
+
+class Chat:
+    """What the page does, without the page (so handlers are testable without a browser).
+    One instance serves every session; conversations live in each session's state."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        retriever: Retriever | None = None,
+        backends: dict[str, str | None] | None = None,
+        answerers: dict[str, Answerer] | None = None,
+    ):
+        """`backends` maps each offered backend to None or the reason it is unavailable
+        (default: checked now); `answerers` may supply ready answerers by backend name."""
+        from rag.llm import availability
+
+        self.settings = settings
+        self.retriever = retriever or Retriever(settings)
+        self.backends = backends if backends is not None else availability(settings)
+        self._answerers = dict(answerers or {})
+
+    # --- model-facing ---
+
+    def answerer(self, backend: str | None) -> Answerer:
+        backend = backend or self.settings.llm_backend
+        if backend not in self.backends:
+            raise ConfigError(
+                f"Unknown backend '{backend}'; choose one of {', '.join(self.backends)}."
+            )
+        if self.backends[backend]:
+            raise ConfigError(f"The {backend} backend is unavailable: {self.backends[backend]}")
+        if backend not in self._answerers:
+            configured = self.settings.model_copy(update={"llm_backend": backend})
+            self._answerers[backend] = Answerer(configured, retriever=self.retriever)
+        return self._answerers[backend]
+
+    def default_backend(self) -> str:
+        usable = [name for name, reason in self.backends.items() if not reason]
+        return self.settings.llm_backend if self.settings.llm_backend in usable else usable[0]
+
+    def backend_notes(self) -> str:
+        lines = [
+            f"- **{name}** unavailable: {reason}"
+            for name, reason in self.backends.items()
+            if reason
+        ]
+        return "\n".join(lines)
+
+    def areas(self) -> list[str]:
+        return sorted({p.area for p in self.retriever.catalog.values() if p.area})
+
+    def venues(self) -> list[str]:
+        return sorted({p.venue for p in self.retriever.catalog.values() if p.venue})
+
+    # --- chat tab ---
+
+    def respond(
+        self,
+        question: str,
+        messages: list[dict],
+        turns: list[Answer | None],
+        backend: str,
+        k: float,
+        author: str = "",
+        area: str = "",
+        venue: str = "",
+    ) -> Iterator[tuple]:
+        """Stream one turn: yields (messages, turns, sources html, textbox value)."""
+        if not (question or "").strip():
+            gr.Warning("Please type a question.")
+            yield messages, turns, gr.skip(), question
+            return
+        messages = [*messages, {"role": "user", "content": render.inert(question)}]
+        history = conversation(turns)
+        draft = ""
+        try:
+            events = self.answerer(backend).ask(
+                question, history=history, k=int(k), filters=filters(author, area, venue)
+            )
+            for event in events:
+                if isinstance(event, Answer):
+                    turns = [*turns, event]
+                    reply = render.answer_html(event)
+                    yield (
+                        [*messages, {"role": "assistant", "content": reply}],
+                        turns,
+                        render.sources_html(event),
+                        "",
+                    )
+                    return
+                draft += event
+                yield (
+                    [*messages, {"role": "assistant", "content": render.draft_html(draft)}],
+                    turns,
+                    gr.skip(),
+                    "",
+                )
+        except Exception as error:  # noqa: BLE001 - the page shows a message, never a traceback
+            yield [*messages, failure(error)], [*turns, None], gr.skip(), question
+
+    def select(self, turns: list[Answer | None], event: gr.SelectData) -> str:
+        """Show the sources of the answer the user clicked on."""
+        index = event.index[0] if isinstance(event.index, list | tuple) else event.index
+        turn = int(index) // 2
+        if 0 <= turn < len(turns) and turns[turn] is not None:
+            return render.sources_html(turns[turn])
+        return gr.skip()
+
+    # --- papers tab ---
+
+    def papers(self, query: str = "") -> list[list[str]]:
+        """The corpus as table rows, filtered by words in the title, authors, area or venue."""
+        words = (query or "").casefold().split()
+        rows = []
+        for paper in sorted(self.retriever.catalog.values(), key=lambda p: p.title.casefold()):
+            row = [paper.title, ", ".join(paper.authors), paper.area or "", paper.venue or ""]
+            if all(word in " ".join(row).casefold() for word in words):
+                rows.append(row)
+        return rows
+
+    def summarize(self, title: str, backend: str) -> Iterator[tuple[str, str]]:
+        """Stream a cited summary of one paper (or a topic): yields (answer html, sources html)."""
+        if not (title or "").strip():
+            gr.Warning("Pick a paper to summarize.")
+            yield gr.skip(), gr.skip()
+            return
+        draft = ""
+        try:
+            for event in self.answerer(backend).summarize(title):
+                if isinstance(event, Answer):
+                    yield render.answer_html(event), render.sources_html(event)
+                    return
+                draft += event
+                yield render.draft_html(draft), gr.skip()
+        except Exception as error:  # noqa: BLE001
+            yield failure(error)["content"], gr.skip()
+
+    # --- API (gradio_client) ---
+
+    def api_ask(
+        self,
+        question: str,
+        history: list[dict] | None = None,
+        backend: str = "",
+        k: int = 0,
+        author: str = "",
+        area: str = "",
+        venue: str = "",
+    ) -> dict:
+        """Answer one question (with optional earlier turns) and return it as data."""
+        with shown_to_caller():
+            turns = [Message(**turn) for turn in history or []]
+            answer = final(
+                self.answerer(backend or None).ask(
+                    question, history=turns, k=int(k) or None, filters=filters(author, area, venue)
+                )
+            )
+        return answer.summary() | {"sources": [s.summary() for s in answer.sources]}
+
+    def api_summarize(self, title: str, backend: str = "") -> dict:
+        """A cited summary of a paper (by title) or of a topic, as data."""
+        with shown_to_caller():
+            return final(self.answerer(backend or None).summarize(title)).summary()
+
+
+@contextmanager
+def shown_to_caller():
+    """Our errors (bad input, unavailable backend) reach API callers as their message."""
+    try:
+        yield
+    except (RagError, ValidationError) as error:
+        raise gr.Error(str(error)) from None
+
+
+def final(events: Iterator) -> Answer:
+    return next(event for event in events if isinstance(event, Answer))
+
+
+def filters(author: str, area: str, venue: str) -> Filters | None:
+    values = {
+        "author": (author or "").strip() or None,
+        "area": (area or "").strip() or None,
+        "venue": (venue or "").strip() or None,
+    }
+    return Filters(**values) if any(values.values()) else None
+
+
+def conversation(turns: list[Answer | None]) -> list[Message]:
+    """Earlier answered turns as plain-text chat history for follow-up questions."""
+    history = []
+    for answer in turns:
+        if answer is not None:
+            history += [
+                Message(role="user", content=answer.question),
+                Message(role="assistant", content=answer.text),
+            ]
+    return history
+
+
+def failure(error: Exception) -> dict:
+    """An assistant message for a failed turn: our errors say how to fix; others are logged."""
+    if isinstance(error, RagError):
+        text = str(error)
+    else:
+        log.exception("The chat failed")
+        text = f"Something went wrong ({type(error).__name__}); the details are in the server log."
+    return {"role": "assistant", "content": f'<p class="rag-notice">⚠ {render.inert(text)}</p>'}
+
+
+def build(chat: Chat) -> gr.Blocks:
+    """The page. Answers share one queue slot pool (`answers`) so the model is never
+    oversubscribed; waiting users see their place in the queue."""
+    limit = chat.settings.ui_concurrency
+    queued = {"concurrency_id": "answers", "concurrency_limit": limit}
+    names = list(chat.backends)
+    with gr.Blocks(title="Paper QA") as demo:
+        gr.Markdown(
+            f"## Ask the papers\n{len(chat.retriever.catalog)} papers indexed. Every claim is "
+            "cited by the paper's real title and checked against its abstract."
+        )
+        with gr.Tab("Chat"):
+            turns = gr.State([])
+            with gr.Row():
+                with gr.Column(scale=3):
+                    chatbot = gr.Chatbot(
+                        label="Conversation",
+                        height=520,
+                        latex_delimiters=[],
+                        feedback_options=None,
+                        elem_id="chat",
+                    )
+                    question = gr.Textbox(
+                        placeholder="Ask about the papers…", show_label=False, elem_id="question"
+                    )
+                    with gr.Row():
+                        send = gr.Button("Ask", variant="primary", elem_id="ask")
+                        clear = gr.Button("New chat", elem_id="new-chat")
+                    gr.Examples(EXAMPLES, inputs=question, label="Try")
+                with gr.Column(scale=2):
+                    gr.Markdown("### Sources")
+                    sources = gr.HTML(render.sources_html(None), elem_id="sources")
+            with gr.Accordion("Settings", open=False):
+                with gr.Row():
+                    backend = gr.Dropdown(
+                        [(n if not chat.backends[n] else f"{n} (unavailable)", n) for n in names],
+                        value=chat.default_backend(),
+                        label="Backend",
+                    )
+                    k = gr.Slider(1, 10, value=chat.settings.top_k, step=1, label="Sources")
+                with gr.Row():
+                    author = gr.Textbox(label="Author contains")
+                    area = gr.Dropdown(
+                        ["", *chat.areas()], value="", label="Area", allow_custom_value=True
+                    )
+                    venue = gr.Dropdown(
+                        ["", *chat.venues()], value="", label="Venue", allow_custom_value=True
+                    )
+                if notes := chat.backend_notes():
+                    gr.Markdown(notes)
+        with gr.Tab("Papers"):
+            search = gr.Textbox(label="Filter papers", placeholder="title, author, area or venue")
+            table = gr.Dataframe(
+                chat.papers(),
+                headers=["Title", "Authors", "Area", "Venue"],
+                interactive=False,
+                wrap=True,
+            )
+            titles = [p.title for p in chat.retriever.catalog.values()]
+            with gr.Row():
+                paper = gr.Dropdown(sorted(titles), label="Paper", allow_custom_value=True)
+                summarize = gr.Button("Cited summary", variant="primary")
+            with gr.Row():
+                summary = gr.HTML()
+                summary_sources = gr.HTML()
+
+        gr.api(chat.api_ask, api_name="ask", **queued)
+        gr.api(chat.api_summarize, api_name="summarize", **queued)
+        inputs = [question, chatbot, turns, backend, k, author, area, venue]
+        outputs = [chatbot, turns, sources, question]
+        for trigger in (send.click, question.submit):
+            trigger(chat.respond, inputs, outputs, api_visibility="undocumented", **queued)
+        clear.click(
+            lambda: ([], [], render.sources_html(None), ""),
+            None,
+            [chatbot, turns, sources, question],
+            api_visibility="undocumented",
+        )
+        chatbot.select(chat.select, turns, sources, api_visibility="undocumented")
+        search.change(chat.papers, search, table, api_visibility="undocumented")
+        table.select(picked_title, None, paper, api_visibility="undocumented")
+        summarize.click(
+            chat.summarize,
+            [paper, backend],
+            [summary, summary_sources],
+            api_visibility="undocumented",
+            **queued,
+        )
+    return demo
+
+
+def picked_title(event: gr.SelectData) -> str:
+    """The title of the table row the user clicked."""
+    return event.row_value[0]
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def auth_for(settings: Settings) -> tuple[str, str] | None:
+    """Basic auth from settings; binding beyond loopback without it is refused."""
+    if settings.ui_username and settings.ui_password:
+        return settings.ui_username, settings.ui_password.get_secret_value()
+    if not is_loopback(settings.ui_host):
+        raise ConfigError(
+            f"The UI would listen on {settings.ui_host}, beyond this machine, without a password. "
+            "Set RAG_UI_USERNAME and RAG_UI_PASSWORD, or bind to 127.0.0.1."
+        )
+    return None
+
+
+def launch(settings: Settings, chat: Chat | None = None, block: bool = True) -> gr.Blocks:
+    """Serve the app on settings.ui_host:ui_port (loopback by default)."""
+    auth = auth_for(settings)
+    demo = build(chat or Chat(settings))
+    demo.queue(default_concurrency_limit=settings.ui_concurrency)
+    demo.launch(
+        server_name=settings.ui_host,
+        server_port=settings.ui_port,
+        auth=auth,
+        ssr_mode=False,
+        show_error=False,
+        prevent_thread_lock=True,
+        quiet=True,
+        footer_links=["api"],
+        css=render.CSS,
+    )
+    print(f"The chat is serving at {demo.local_url}", flush=True)
+    if block:
+        demo.block_thread()
+    return demo
