@@ -334,6 +334,7 @@ def run(
     modes: list[str],
     retrieval_only: bool = False,
     show_progress: bool = True,
+    retriever=None,
 ) -> tuple[dict, dict]:
     """Retrieval metrics per mode, then every backend × mode answers every question.
 
@@ -343,7 +344,7 @@ def run(
     from rag.answer.pipeline import Answerer
     from rag.retrieve import Retriever
 
-    retriever = Retriever(settings)
+    retriever = retriever or Retriever(settings)
     retrieval = evaluate_retrieval(retriever, questions, modes)
     report = {"retrieval": retrieval, "metrics": {}, "by_kind": {}}
     rows_by_config = {}

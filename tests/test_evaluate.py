@@ -105,3 +105,63 @@ def test_retrieval_evaluation_on_a_small_file(retriever, tmp_path):
     assert report["hybrid"]["threshold"]["unanswerable_declined"] == 1.0
     table = retrieval_table(report)
     assert "hybrid" in table and "keyword" in table and "dense" in table
+
+
+METRIC_KEYS = {
+    "recall@5",
+    "mrr",
+    "citation_precision",
+    "citation_recall",
+    "invalid_citation_rate",
+    "abstention_accuracy",
+    "false_abstention_rate",
+    "keyword_hit_rate",
+    "ttft_p50_s",
+}
+
+
+def test_eval_command_on_someone_elses_file_writes_the_four_outputs(
+    seed_index, monkeypatch, tmp_path
+):
+    import json
+
+    from typer.testing import CliRunner
+
+    from rag.cli import app
+
+    monkeypatch.setenv("RAG_DATA_DIR", str(seed_index.data_dir))
+    questions = write_jsonl(
+        tmp_path / "theirs.jsonl",
+        [
+            {
+                "id": "t1",
+                "question": "How does BayesCoxCP price products?",
+                "kind": "keyword",
+                "gold_titles": [
+                    "a bayesian approach to contextual dynamic pricing using the proportional "
+                    "hazards model with discrete price data"
+                ],
+                "answer_keywords": ["Cox"],
+                "reviewer": "not a field we know",
+            },
+            {"id": "t2", "question": "Best sourdough recipe?", "kind": "unanswerable"},
+        ],
+    )
+    out = tmp_path / "report"
+    result = CliRunner().invoke(
+        app,
+        ["eval", "--questions", str(questions), "--backend", "fake,extractive", "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "| fake/hybrid | ALL |" in result.output  # the table is printed at the end
+    report = json.loads((out / "report.json").read_text())
+    assert set(report["metrics"]) == {"fake/hybrid", "extractive/hybrid"}
+    for metrics in report["metrics"].values():
+        assert METRIC_KEYS <= set(metrics)
+        assert metrics["invalid_citation_rate"] == 0 and metrics["recall@5"] == 1.0
+        assert metrics["abstention_accuracy"] == 1.0
+    assert "keyword" in report["by_kind"]["fake/hybrid"]
+    rows = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and {"retrieved_titles", "cited_titles", "answer"} <= set(rows[0])
+    assert "| extractive/hybrid | unanswerable |" in (out / "report.md").read_text()
+    assert (out / "chart.png").read_bytes()[:4] == b"\x89PNG"

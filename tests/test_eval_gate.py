@@ -1,0 +1,28 @@
+"""The CI gate: the extractive backend on the whole dev set must not fall below the levels
+measured on 2026-12-03 (see eval/README.md), less a small margin for harmless changes."""
+
+import pytest
+
+from rag.evaluate import load_questions, run
+from rag.report import write_reports
+from tests.conftest import REPO
+
+# Measured (extractive/hybrid, eval/questions.jsonl): recall@5 0.997, citation precision 0.807,
+# abstention accuracy 0.533. Margins: 0.02 on recall, 0.03 on precision, one question (1/15)
+# on abstention accuracy.
+FLOORS = {"recall@5": 0.977, "citation_precision": 0.777, "abstention_accuracy": 0.466}
+
+pytestmark = pytest.mark.slow
+
+
+def test_extractive_eval_on_the_dev_set_stays_above_the_floors(seed_index, retriever, tmp_path):
+    questions = load_questions(REPO / "eval" / "questions.jsonl")
+    report, rows = run(
+        seed_index, questions, ["extractive"], ["hybrid"], show_progress=False, retriever=retriever
+    )
+    paths = write_reports(report, rows, tmp_path, {"questions": "dev", "n": len(questions), "k": 5})
+    assert [p.name for p in paths] == ["report.json", "report.md", "questions.jsonl", "chart.png"]
+    metrics = report["metrics"]["extractive/hybrid"]
+    assert metrics["invalid_citation_rate"] == 0
+    below = {name: metrics[name] for name, floor in FLOORS.items() if metrics[name] < floor}
+    assert not below, f"below the floors {FLOORS}: {below}"
