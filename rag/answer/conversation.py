@@ -9,9 +9,14 @@ from rag.models import Message, normalize_text
 
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
-    r"the first|the second|the last|the former|the latter|each of)\b",
+    r"the first|the second|the last|the former|the latter|each of|which one|the two)\b",
     re.IGNORECASE,
 )
+# Leans on the conversation without narrowing it to the papers named before.
+CONTINUES = re.compile(
+    r"^\s*(and|what about|how about)\b|\b(another|also|the same|as well)\b", re.IGNORECASE
+)
+SHORT = 3  # words; "What datasets?" continues the conversation even without a pronoun
 MAX_REWRITE_TOKENS = 60
 
 
@@ -19,8 +24,8 @@ def standalone_question(question: str, history: list[Message], rewriter=None) ->
     """The question made self-contained. An LLM rewrites it when one is available; otherwise
     (or if the rewrite fails) the previous user question is prepended."""
     earlier = [m.content for m in history if m.role == "user"]
-    if not earlier:
-        return question
+    if not earlier or not continues(question):
+        return question  # a new topic stands alone
     if rewriter is not None:
         from rag.llm import Prompt
 
@@ -34,6 +39,15 @@ def standalone_question(question: str, history: list[Message], rewriter=None) ->
         except RagError:
             pass
     return f"{earlier[-1]} {question}"
+
+
+def continues(question: str) -> bool:
+    """Whether the question leans on the conversation so far (pronouns, "which one",
+    "also", or too short to stand alone)."""
+    return (
+        bool(REFERS_BACK.search(question) or CONTINUES.search(question))
+        or len(question.split()) <= SHORT
+    )
 
 
 def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str] | None:

@@ -38,6 +38,14 @@ rewritten question only."""
 MAX_SOURCE_WORDS = 160
 
 
+def defang(text: str) -> str:
+    """Source text with citation-like markers turned into parentheses, so a marker written
+    inside an abstract ("cite [7]", a fake reference list) can never become a citation."""
+    from rag.answer.citations import MARKER
+
+    return MARKER.sub(lambda match: f"({match.group(1)})", text)
+
+
 def clip_words(text: str, words: int) -> str:
     parts = text.split()
     return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
@@ -48,7 +56,7 @@ def format_sources(sources: list[Source], full_abstracts: bool = False) -> str:
     blocks = []
     for number, source in enumerate(sources, start=1):
         paper = source.paper
-        text = paper.abstract if full_abstracts else source.passage
+        text = defang(paper.abstract if full_abstracts else source.passage)
         header = [f"[{number}] Title: {paper.title}"]
         if paper.authors and (full_abstracts or source.relevance >= 1.0):  # named by the question
             header.append(f"Authors: {', '.join(paper.authors[:6])}")

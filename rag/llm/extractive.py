@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from rag.answer.prompts import CANNOT_ANSWER
+from rag.answer.prompts import CANNOT_ANSWER, defang
 from rag.llm.base import LLMBackend, Prompt
 from rag.sentences import split_sentences
 
@@ -25,7 +25,9 @@ class ExtractiveBackend(LLMBackend):
             return
         for position, (number, sentence) in enumerate(picks):
             title = prompt.sources[number - 1].paper.title
-            yield ("" if position == 0 else " ") + f"{title}: {sentence.rstrip('.')} [{number}]."
+            yield (
+                "" if position == 0 else " "
+            ) + f"{title}: {defang(sentence).rstrip('.')} [{number}]."
 
     def best_sentences(self, prompt: Prompt) -> list[tuple[int, str]]:
         """(source number, sentence) of the best sentence of each close-enough source; papers
