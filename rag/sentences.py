@@ -20,6 +20,7 @@ ABBREVIATIONS = (
     "dr.",
     "prof.",
 )
+TAIL = max(map(len, ABBREVIATIONS))  # lower-casing a whole long sentence per piece is quadratic
 BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
 LEADING_MARKERS = re.compile(r"^((?:\[[^\]]{1,40}\]\s*)+)")
 
@@ -30,7 +31,7 @@ def split_sentences(text: str) -> list[str]:
     pieces = [p.strip() for p in BOUNDARY.split(text) if p and p.strip()]
     sentences: list[str] = []
     for piece in pieces:
-        if sentences and sentences[-1].lower().endswith(ABBREVIATIONS):
+        if sentences and sentences[-1][-TAIL:].lower().endswith(ABBREVIATIONS):
             sentences[-1] += " " + piece
             continue
         markers = LEADING_MARKERS.match(piece)

@@ -1,9 +1,12 @@
-"""Tiny local HTTP servers that speak the OpenAI chat API and the Ollama chat API."""
+"""Tiny local HTTP servers that speak the OpenAI chat API and the Ollama chat API, and a few
+that misbehave the way real servers and proxies do (hang, drop, garble, leak)."""
 
 import json
+import socket
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 
 class QuietHandler(BaseHTTPRequestHandler):
@@ -17,8 +20,10 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 def openai_handler(reply: str, status: int = 200):
+    """An OpenAI-compatible server streaming `reply` word by word, or failing with `status`."""
+
     class Handler(QuietHandler):
-        requests: list[dict] = []
+        requests: ClassVar[list[dict]] = []
 
         def do_POST(self):
             body = self.json_body()
@@ -35,24 +40,23 @@ def openai_handler(reply: str, status: int = 200):
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
             for word in reply.split(" "):
-                chunk = {
-                    "id": "x",
-                    "object": "chat.completion.chunk",
-                    "created": 0,
-                    "model": "m",
-                    "choices": [
-                        {"index": 0, "delta": {"content": word + " "}, "finish_reason": None}
-                    ],
-                }
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.write(chunk_line(word))
+            self.wfile.write(chunk_line(None, finish_reason="stop") + b"data: [DONE]\n\n")
 
     return Handler
 
 
-def ollama_handler(reply: str):
+def ollama_handler(reply: str, models: tuple[str, ...] = ("qwen2.5:1.5b",)):
+    """Ollama with `models` pulled (listed by GET /api/tags) answering every chat with `reply`."""
+
     class Handler(QuietHandler):
-        requests: list[dict] = []
+        requests: ClassVar[list[dict]] = []
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps({"models": [{"name": m} for m in models]}).encode())
 
         def do_POST(self):
             body = self.json_body()
@@ -101,6 +105,88 @@ def ollama_handler(reply: str):
     return Handler
 
 
+def chunk_line(word: str | None, finish_reason: str | None = None) -> bytes:
+    """One OpenAI streaming event carrying `word`; the last one carries the finish reason."""
+    delta = {"content": word + " "} if word is not None else {}
+    chunk = {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def echo_auth_handler(status: int):
+    """An OpenAI-compatible server that rejects every request and, like some careless
+    proxies, quotes the request's Authorization header back in its error body."""
+
+    class Handler(QuietHandler):
+        def do_POST(self):
+            self.json_body()
+            body = {"error": {"message": f"bad credentials: {self.headers.get('Authorization')}"}}
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps(body).encode())
+
+    return Handler
+
+
+def raw_handler(body: bytes, content_type: str):
+    """A server that answers every POST with 200 and `body`, whatever was asked."""
+
+    class Handler(QuietHandler):
+        def do_POST(self):
+            self.json_body()
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+def hanging_handler():
+    """A server that accepts the request and never answers (until the test ends)."""
+
+    class Handler(QuietHandler):
+        release = threading.Event()
+        requests = 0
+
+        def do_POST(self):
+            self.json_body()
+            Handler.requests += 1
+            Handler.release.wait(60)
+
+    return Handler
+
+
+def cut_off_handler(words: list[str], chunked: bool):
+    """A server that streams a few words of an answer, then drops the connection: mid-chunk
+    when `chunked` (HTTP/1.1, as vLLM or llama.cpp send), else by just closing (HTTP/1.0)."""
+
+    class Handler(QuietHandler):
+        protocol_version = "HTTP/1.1" if chunked else "HTTP/1.0"
+
+        def do_POST(self):
+            self.json_body()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            if chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for word in words:
+                line = chunk_line(word)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line) if chunked else line)
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    return Handler
+
+
 @contextmanager
 def serve(handler):
     """Run the handler on a free loopback port; yields the base URL."""
@@ -110,5 +196,7 @@ def serve(handler):
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
+        if release := getattr(handler, "release", None):
+            release.set()  # let hanging requests end so their threads do
         server.shutdown()
         server.server_close()

@@ -9,10 +9,16 @@ from rag.sentences import split_sentences
 # [1] [1, 2] [1;2] [1-3] [1][2] [Source 1] [source 1 and 2] 【1】
 MARKER = re.compile(
     r"[\[【]\s*(?:(?:sources?|refs?|papers?|references?)\s*)?"
-    r"(\d{1,4}(?:\s*(?:,|;|and|&|–|-)\s*(?:(?:sources?|refs?)\s*)?\d{1,4})*)\s*[\]】]",
+    r"(\d+(?:\s*(?:,|;|and|&|–|-)\s*(?:(?:sources?|refs?)\s*)?\d+)*)\s*[\]】]",
     re.IGNORECASE,
 )
 MAX_RANGE = 20
+MAX_DIGITS = 6  # longer numbers are never a source: not converted (a 5,000-digit int is slow)
+BRACKETS = str.maketrans("[]【】", "()()")
+
+
+def as_number(digits: str) -> int:
+    return int(digits) if len(digits) <= MAX_DIGITS else 10**MAX_DIGITS
 
 
 def marker_numbers(inner: str) -> list[int]:
@@ -21,10 +27,10 @@ def marker_numbers(inner: str) -> list[int]:
     for part in re.split(r"\s*(?:,|;|and|&)\s*", inner, flags=re.IGNORECASE):
         part = re.sub(r"(?i)sources?|refs?", "", part).strip()
         if bounds := re.fullmatch(r"(\d+)\s*[–-]\s*(\d+)", part):
-            low, high = int(bounds.group(1)), int(bounds.group(2))
+            low, high = as_number(bounds.group(1)), as_number(bounds.group(2))
             numbers += list(range(low, min(high, low + MAX_RANGE) + 1)) if low <= high else []
         elif part.isdigit():
-            numbers.append(int(part))
+            numbers.append(as_number(part))
     return numbers
 
 
@@ -38,8 +44,12 @@ def parse_sentence(sentence: str, n_sources: int) -> tuple[AnswerSentence, int]:
                 cited.append(number) if number not in cited else None
             else:
                 dropped += 1
-    text = re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", sentence))
-    return AnswerSentence(text=" ".join(text.split()), citations=cited), dropped
+    text = MARKER.sub("", sentence)
+    # Removing "[2]" from "[[2]3]" leaves a marker nobody checked, and a sentence ending in
+    # "[" can form one with the next: so the only brackets left in an answer are ours.
+    dropped += sum(len(marker_numbers(inner)) for inner in MARKER.findall(text))
+    text = " ".join(text.translate(BRACKETS).split())  # collapse first: `\s+[.]` is quadratic
+    return AnswerSentence(text=re.sub(r" ([.,;:!?])", r"\1", text), citations=cited), dropped
 
 
 def parse_answer(raw: str, n_sources: int) -> tuple[list[AnswerSentence], int]:

@@ -44,13 +44,11 @@ class Answerer:
         backend: LLMBackend | None = None,
         embedder=None,
     ):
-        from rag.index.embedder import load_embedder
+        from rag.index.embedder import embedder_from_settings
 
         self.settings = settings
         self.embedder = embedder or (
-            retriever.embedder
-            if retriever
-            else load_embedder(settings.embedding_model, settings.embedding_batch_size)
+            retriever.embedder if retriever else embedder_from_settings(settings)
         )
         self.retriever = retriever or Retriever(settings, embedder=self.embedder)
         self._backend = backend
@@ -130,11 +128,9 @@ class Answerer:
                 pieces.append(piece)
                 yield piece
         except Exception as error:  # noqa: BLE001 - any backend failure falls back, visibly
-            reason = (
-                str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
-            )
+            reason = str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
             notice = (
-                f"The {backend_name} backend failed: {reason} "
+                f"The {backend_name} backend failed: {reason.rstrip('.')}. "
                 "Showing the extractive answer (no LLM) instead."
             )
             log.warning(notice)

@@ -49,7 +49,8 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
                 ),
             )
         ]
-    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    # utf-8-sig: Excel and Notepad start UTF-8 files with a BOM, which would hide the header
+    text = path.read_bytes().decode("utf-8-sig", errors="surrogateescape")
     if not text.strip():
         return [], [Problem(file=str(path), message="file is empty")]
     rejected: list[tuple[int | None, str]] = []

@@ -6,6 +6,7 @@ from rag.models import Paper, paper_id_for
 
 TRUNCATION_MARKS = ("等", "et al.", "et al", "...", "…")
 DERIVED_TITLE_WORDS = 12
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class RecordError(ValueError):
@@ -43,14 +44,25 @@ def derive_title(abstract: str) -> str:
     return title + ("…" if len(words) > DERIVED_TITLE_WORDS else "")
 
 
-def clean(value) -> str | None:
+def json_type(value) -> str:
+    names = {dict: "a JSON object", list: "a list", bool: "true/false"}
+    return names.get(type(value), "a number")
+
+
+def clean(value, field: str = "value") -> str | None:
+    """Whitespace-collapsed text; a number is text, a JSON object or list is not."""
+    if isinstance(value, dict | list):
+        raise RecordError(f"'{field}' must be text, not {json_type(value)}")
     text = re.sub(r"\s+", " ", str(value)).strip() if value is not None else ""
     return text or None
 
 
 def build_paper(record: dict, source_file: str, max_abstract_chars: int) -> Paper:
     """Validate a raw record and build its Paper; raises RecordError with the reason."""
-    abstract = clean(record.get("abstract"))
+    abstract = record.get("abstract")
+    if not isinstance(abstract, str | None):
+        raise RecordError(f"'abstract' must be text, not {json_type(abstract)}")
+    abstract = clean(abstract)
     if not abstract:
         raise RecordError("empty abstract")
     if len(abstract) > max_abstract_chars:
@@ -58,21 +70,27 @@ def build_paper(record: dict, source_file: str, max_abstract_chars: int) -> Pape
             f"abstract is {len(abstract):,} characters, over the {max_abstract_chars:,} limit "
             "(RAG_MAX_ABSTRACT_CHARS); is this record malformed?"
         )
-    if any("\udc80" <= ch <= "\udcff" for value in record.values() for ch in str(value)):
-        raise RecordError("not valid UTF-8; save the file as UTF-8")
+    if isinstance(record.get("authors"), dict):
+        raise RecordError("'authors' must be a list or text, not a JSON object")
     authors, truncated = split_authors(record.get("authors"))
-    area, subarea = split_area(record.get("area"))
-    title = clean(record.get("title"))
+    area, subarea = split_area(clean(record.get("area"), "area"))
+    fields = {
+        "title": clean(record.get("title"), "title"),
+        "area": area,
+        "subarea": clean(record.get("subarea"), "subarea") or subarea,
+        "venue": clean(record.get("venue"), "venue"),
+        "url": clean(record.get("url"), "url"),
+    }
+    # Lone surrogates (undecodable bytes kept by surrogateescape, or a JSON "\ud800" escape)
+    # cannot be stored or shown: reject the record rather than crash the whole ingest.
+    if any(SURROGATE.search(text or "") for text in [abstract, *authors, *fields.values()]):
+        raise RecordError("not valid UTF-8; save the file as UTF-8")
     return Paper(
+        **fields | {"title": fields["title"] or derive_title(abstract)},
         paper_id=paper_id_for(abstract),
-        title=title or derive_title(abstract),
-        title_source="metadata" if title else "derived",
+        title_source="metadata" if fields["title"] else "derived",
         authors=authors,
         authors_truncated=truncated,
-        area=area,
-        subarea=clean(record.get("subarea")) or subarea,
-        venue=clean(record.get("venue")),
-        url=clean(record.get("url")),
         abstract=abstract,
         source_file=source_file,
     )

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 import sys
 
 from rag.corpus.records import RecordError
@@ -10,16 +11,34 @@ from rag.corpus.records import RecordError
 csv.field_size_limit(sys.maxsize)  # over-long fields are rejected by our own limit, with a reason
 
 
+def json_lines(text: str) -> list[str]:
+    """Lines as editors count them: not `splitlines`, which also breaks at U+2028 and U+0085,
+    characters JSON allows unescaped inside a string."""
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def parse_json(line: str):
+    """The line's JSON value; raises RecordError with the reason when it cannot be read."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"malformed JSON ({error.msg} at column {error.colno})") from None
+    except ValueError as error:  # valid JSON, but an integer too long for Python
+        raise RecordError(f"unreadable JSON ({str(error).partition(':')[0]})") from None
+    except RecursionError:
+        raise RecordError("unreadable JSON (nested too deeply)") from None
+
+
 def jsonl_records(text: str) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
     """Records and (line, reason) rejections from JSONL text."""
     records, rejected = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(json_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            rejected.append((number, f"malformed JSON ({error.msg} at column {error.colno})"))
+            record = parse_json(line)
+        except RecordError as error:
+            rejected.append((number, str(error)))
             continue
         if not isinstance(record, dict):
             rejected.append((number, "expected a JSON object with an 'abstract' field"))
@@ -30,16 +49,16 @@ def jsonl_records(text: str) -> tuple[list[tuple[int, dict]], list[tuple[int, st
 
 def csv_records(text: str) -> list[tuple[int, dict]]:
     """Records from CSV text; raises RecordError when there is no `abstract` column."""
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = [name.strip().lower() for name in reader.fieldnames or []]
+    reader = csv.reader(io.StringIO(text, newline=""))
+    columns = [name.strip().lower() for name in next(reader, [])]
     if "abstract" not in columns:
         raise RecordError(
             f"no 'abstract' column (found: {', '.join(columns) or 'nothing'}); "
             "CSV corpora need a header row with at least 'abstract' (and ideally 'title')"
         )
-    records, line = [], 1
-    for row in reader:
-        fields = {(key or "").strip().lower(): value for key, value in row.items()}
-        records.append((line + 1, fields))
+    records, line = [], reader.line_num
+    for row in reader:  # csv.reader, not DictReader: it hides blank lines from line_num
+        if row:
+            records.append((line + 1, dict(zip(columns, row))))
         line = reader.line_num
     return records

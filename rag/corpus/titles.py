@@ -1,9 +1,9 @@
 """Merge a titles sidecar (real titles, authors, url, venue) into papers by matching abstracts."""
 
-import json
 from pathlib import Path
 
-from rag.corpus.records import split_authors
+from rag.corpus.records import SURROGATE, RecordError, split_authors
+from rag.corpus.tabular import json_lines, parse_json
 from rag.errors import CorpusError
 from rag.models import Paper, Problem, normalize_text
 
@@ -15,15 +15,17 @@ def load_titles(path: Path) -> tuple[dict[str, dict], list[Problem]]:
             f"Titles file {path} not found; pass --titles FILE or unset RAG_TITLES_PATH."
         )
     entries, problems = {}, []
-    lines = path.read_bytes().decode("utf-8", errors="surrogateescape").splitlines()
-    for number, line in enumerate(lines, start=1):
+    text = path.read_bytes().decode("utf-8-sig", errors="surrogateescape")
+    for number, line in enumerate(json_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = parse_json(line)
             key = normalize_text(entry["abstract_start"])
-            entry["title"].strip()
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            ok = bool(key) and usable(entry)  # an empty start would match every paper
+        except (RecordError, KeyError, TypeError, AttributeError):
+            ok = False
+        if not ok:
             problems.append(
                 Problem(
                     file=str(path),
@@ -34,6 +36,16 @@ def load_titles(path: Path) -> tuple[dict[str, dict], list[Problem]]:
             continue
         entries[key] = entry
     return entries, problems
+
+
+def usable(entry: dict) -> bool:
+    """A title, and text (or an author list) wherever there is a field we merge."""
+    texts = [entry["title"], *(entry.get(field) or "" for field in ("url", "venue"))]
+    authors = entry.get("authors") or []
+    texts += authors if isinstance(authors, list) else [authors]
+    return entry["title"].strip() != "" and all(
+        isinstance(text, str) and not SURROGATE.search(text) for text in texts
+    )
 
 
 def apply_titles(papers: list[Paper], entries: dict[str, dict]) -> list[Paper]:

@@ -1,5 +1,6 @@
 """The Chroma store of chunks (embedded on disk, or a Chroma server); the only Chroma user."""
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 
@@ -65,6 +66,36 @@ def paper_from_metadata(metadata: dict) -> Paper:
     )
 
 
+def unreachable(settings: Settings, error: Exception, lost: bool = False) -> StoreError:
+    """The Chroma server cannot be reached (or stopped answering): where, and what to do."""
+    where = f"{settings.chroma_host}:{settings.chroma_port}"
+    what = "Lost the connection to" if lost else "Cannot reach"
+    start = f"`chroma run --path DIR --port {settings.chroma_port}`"
+    return StoreError(
+        f"{what} the Chroma server at {where} ({type(error).__name__}: {error}). "
+        + (
+            f"Restart it ({start} with the same DIR), then try again."
+            if lost
+            else f"Start it with {start}, or unset RAG_CHROMA_HOST to use the embedded store."
+        )
+    )
+
+
+def server_call(method):
+    """A store method whose lost Chroma server becomes a StoreError, not an httpx traceback."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        import httpx
+
+        try:
+            return method(self, *args, **kwargs)
+        except httpx.TransportError as error:
+            raise unreachable(self.settings, error, lost=True) from None
+
+    return wrapper
+
+
 def open_client(settings: Settings):
     """A Chroma client: a server when chroma_host is set, else a store under data_dir."""
     import chromadb
@@ -77,11 +108,7 @@ def open_client(settings: Settings):
                 host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
             )
         except Exception as error:
-            raise StoreError(
-                f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} "
-                f"({error}). Start it with `chroma run --path DIR --port {settings.chroma_port}`, "
-                "or unset RAG_CHROMA_HOST to use the embedded store."
-            ) from None
+            raise unreachable(settings, error) from None
     settings.chroma_dir.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
 
@@ -90,6 +117,7 @@ class ChromaStore:
     """Chunks with their embeddings and paper metadata, in one cosine-space collection."""
 
     def __init__(self, settings: Settings, embedder_name: str, create: bool = True):
+        self.settings = settings
         self.client = open_client(settings)
         self.name = settings.collection_name
         try:
@@ -113,7 +141,7 @@ class ChromaStore:
             raise StoreError(
                 f"Collection '{self.name}' was built with the embedder '{built_with}', not "
                 f"'{embedder_name}'. Set RAG_COLLECTION_NAME to a new name, or restore "
-                "RAG_EMBEDDING_MODEL."
+                "RAG_EMBEDDING_MODEL and RAG_EMBEDDING_BACKEND."
             )
 
     def _pages(self, where: dict | None = None, documents: bool = False):
@@ -132,10 +160,12 @@ class ChromaStore:
         for chunk_id, _, metadata in self._pages(where):
             yield chunk_id, metadata
 
+    @server_call
     def rows(self) -> list[tuple[str, str, dict]]:
         """Every chunk as (chunk_id, document, metadata), in a stable order."""
         return sorted(self._pages(documents=True), key=lambda row: row[0])
 
+    @server_call
     def indexed_papers(self) -> dict[str, IndexedPaper]:
         """Every paper in the store with its content hash and chunk ids."""
         papers: dict[str, IndexedPaper] = {}
@@ -153,11 +183,13 @@ class ChromaStore:
                 entry.content_hash = ""
         return papers
 
+    @server_call
     def papers(self) -> list[Paper]:
         """All indexed papers, sorted by title."""
         papers = [paper_from_metadata(m) for _, m in self._metadata_pages({"chunk": 0})]
         return sorted(papers, key=lambda paper: paper.title.casefold())
 
+    @server_call
     def query(self, vector: list[float], n: int, paper_ids: list[str] | None = None) -> list:
         """Nearest chunks as (chunk_id, cosine similarity, metadata), best first."""
         n = min(n, self.count())
@@ -174,6 +206,7 @@ class ChromaStore:
             )
         ]
 
+    @server_call
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict]]:
         """Documents and metadata of the given chunks, by id."""
         found = self.collection.get(ids=ids, include=["documents", "metadatas"])
@@ -182,6 +215,7 @@ class ChromaStore:
             for i, doc, meta in zip(found["ids"], found["documents"], found["metadatas"])
         }
 
+    @server_call
     def embeddings(self, paper_ids: list[str]) -> dict[str, list]:
         """Every chunk embedding of the given papers, grouped by paper."""
         found = self.collection.get(
@@ -192,13 +226,16 @@ class ChromaStore:
             grouped.setdefault(metadata["paper_id"], []).append(vector)
         return grouped
 
+    @server_call
     def write(self, ids: list[str], texts: list[str], embeddings, metadatas: list[dict]) -> None:
         """Upsert chunks in one call (all chunks of a paper go in the same call)."""
         self.collection.upsert(ids=ids, documents=texts, embeddings=embeddings, metadatas=metadatas)
 
+    @server_call
     def delete(self, ids: list[str]) -> None:
         for start in range(0, len(ids), PAGE):
             self.collection.delete(ids=ids[start : start + PAGE])
 
+    @server_call
     def count(self) -> int:
         return self.collection.count()

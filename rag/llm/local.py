@@ -15,13 +15,25 @@ class LocalBackend(LLMBackend):
         super().__init__(settings, embedder)
         self.path = settings.local_model_path or QWEN_CODER_1_5B.path(settings.data_dir)
         if settings.local_model_path is None:
+            self.fix = "run `scripts/setup.sh` to re-assemble it"
             QWEN_CODER_1_5B.verify_quick(self.path)
-        elif not self.path.is_file():
-            from rag.errors import ConfigError
+        else:
+            self.fix = (
+                "point RAG_LOCAL_MODEL_PATH at a GGUF file, or unset it to use the bundled "
+                "model (`scripts/setup.sh` assembles it)"
+            )
+            if not self.path.is_file():
+                from rag.errors import ConfigError
 
-            raise ConfigError(f"RAG_LOCAL_MODEL_PATH {self.path} does not exist.")
+                raise ConfigError(f"RAG_LOCAL_MODEL_PATH {self.path} does not exist; {self.fix}.")
         self._model = None
         self._lock = threading.Lock()  # one generation at a time: llama.cpp is not re-entrant
+
+    def check(self) -> None:
+        """Every GGUF file starts with b"GGUF"; this catches garbage without loading 1 GB."""
+        with self.path.open("rb") as handle:
+            if handle.read(4) != b"GGUF":
+                raise BackendError(f"The local model {self.path} is not a GGUF file; {self.fix}.")
 
     def model(self):
         if self._model is None:
@@ -36,8 +48,7 @@ class LocalBackend(LLMBackend):
                 )
             except Exception as error:
                 raise BackendError(
-                    f"The local model {self.path} could not be loaded ({error}); "
-                    "run `scripts/setup.sh` to re-assemble it."
+                    f"The local model {self.path} could not be loaded ({error}); {self.fix}."
                 ) from None
         return self._model
 

@@ -1,17 +1,36 @@
 """Backends on model servers, through llama-index's LLM classes: any OpenAI-compatible
 endpoint (OpenAI, vLLM, llama.cpp server, LM Studio) and Ollama."""
 
+import re
 from collections.abc import Iterator
 
 from rag.config import Settings
 from rag.errors import ConfigError
 from rag.llm.base import BackendError, LLMBackend, Prompt
 
+BEARER = re.compile(r"(Bearer\s+)[\w.~+/=-]+", re.IGNORECASE)
+
+
+def redact(text: str, secret: str | None) -> str:
+    """The text without the secret or any bearer token: servers and proxies sometimes quote
+    the request's Authorization header in their error bodies, and we show those."""
+    if secret:
+        text = text.replace(secret, "[redacted]")
+    return BEARER.sub(r"\1[redacted]", text)
+
+
+def is_timeout(error: Exception) -> bool:
+    import httpx
+    import openai
+
+    return isinstance(error, httpx.TimeoutException | openai.APITimeoutError | TimeoutError)
+
 
 class ChatServerBackend(LLMBackend):
     """Streams from a llama-index chat LLM; every failure becomes a BackendError naming the server."""
 
     where: str
+    secret: str | None = None  # never shown: redacted from every message
 
     def __init__(self, settings: Settings, embedder=None):
         super().__init__(settings, embedder)
@@ -20,21 +39,40 @@ class ChatServerBackend(LLMBackend):
     def make_llm(self, settings: Settings):
         raise NotImplementedError
 
+    def finished(self, raw) -> bool:
+        """Whether this raw chunk is the server saying the answer is complete."""
+        raise NotImplementedError
+
     def stream(self, prompt: Prompt) -> Iterator[str]:
         from llama_index.core.llms import ChatMessage
 
         messages = [ChatMessage(role=m.role, content=m.content) for m in prompt.messages]
+        received, finished = 0, False
         try:
             for response in self.llm.stream_chat(messages, max_tokens=prompt.max_tokens):
+                finished = finished or self.finished(response.raw)
                 if response.delta:
+                    received += len(response.delta)
                     yield response.delta
-        except BackendError:
-            raise
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - whatever the server did, say so
+            raise BackendError(self.failure(error)) from None
+        if not finished:  # a dropped connection can look like the end of the stream
             raise BackendError(
-                f"{self.name} backend at {self.where} failed: "
-                f"{type(error).__name__}: {str(error)[:300]}"
-            ) from None
+                f"the stream stopped before the answer was finished ({received} characters "
+                f"received): the connection dropped, or the server does not speak the "
+                f"{self.name} API (server: {self.where})."
+            )
+
+    def failure(self, error: Exception) -> str:
+        """What went wrong, naming the server and never the key."""
+        if is_timeout(error):
+            detail = (
+                f"no answer within {self.settings.llm_timeout_s:g} s "
+                "(RAG_LLM_TIMEOUT_S sets the timeout)"
+            )
+        else:
+            detail = f"{type(error).__name__}: {redact(str(error), self.secret)[:300]}"
+        return f"{detail} (server: {self.where})"
 
 
 class OpenAIBackend(ChatServerBackend):
@@ -60,16 +98,20 @@ class OpenAIBackend(ChatServerBackend):
                 "for a local server without auth, set the key to any value."
             )
         self.where = settings.openai_base_url
+        self.secret = settings.openai_api_key.get_secret_value()
         return OpenAILike(
             model=settings.openai_model,
             api_base=settings.openai_base_url,
             api_key=settings.openai_api_key.get_secret_value(),
             is_chat_model=True,
             timeout=settings.llm_timeout_s,
-            max_retries=1,
+            max_retries=1,  # one retry at most: a hung server costs two timeouts, no more
             temperature=0.0,
             context_window=settings.llm_context,
         )
+
+    def finished(self, raw) -> bool:
+        return any(choice.finish_reason for choice in getattr(raw, "choices", None) or [])
 
 
 class OllamaBackend(ChatServerBackend):
@@ -103,3 +145,6 @@ class OllamaBackend(ChatServerBackend):
             request_timeout=settings.llm_timeout_s,
             temperature=0.0,
         )
+
+    def finished(self, raw) -> bool:
+        return isinstance(raw, dict) and bool(raw.get("done"))

@@ -1,0 +1,276 @@
+"""Faults in the model backends and the Chroma server. Each one gives a specific, visible
+message (and, for answers, the extractive answer instead), never a hang, and never a silent
+call to a hosted service."""
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from rag.answer.pipeline import Answerer
+from rag.config import Settings
+from rag.errors import ConfigError, StoreError
+from rag.llm import BackendError, availability, load_backend
+from rag.llm.bundled import QWEN_CODER_1_5B
+from tests.conftest import SEEDS, TITLES
+from tests.fake_servers import (
+    cut_off_handler,
+    hanging_handler,
+    ollama_handler,
+    openai_handler,
+    raw_handler,
+    serve,
+)
+from tests.test_chroma_server import free_port
+
+QUESTION = "What is catastrophic forgetting in continual learning?"
+TIMEOUT_S = 2
+WORST_CASE_S = 20  # two attempts of TIMEOUT_S plus backoff, with plenty of room on a busy CPU
+
+
+def index_with_fake_embedder(data_dir: Path) -> Settings:
+    """The seeds indexed with the fake embedder and no relevance gate: faults are the point
+    here, not ranking, and every answer then takes milliseconds."""
+    from rag.index import run_ingest
+
+    settings = Settings(
+        embedding_model="fake",
+        data_dir=data_dir,
+        corpus_paths=[SEEDS],
+        titles_path=TITLES,
+        min_relevance=0.0,
+    )
+    run_ingest(settings, show_progress=False)
+    return settings
+
+
+@pytest.fixture(scope="module")
+def fake_index(tmp_path_factory) -> Settings:
+    return index_with_fake_embedder(tmp_path_factory.mktemp("fake-index"))
+
+
+@pytest.fixture(scope="module")
+def fake_retriever(fake_index):
+    from rag.retrieve import Retriever
+
+    return Retriever(fake_index)
+
+
+def ask(settings: Settings, retriever) -> tuple[str, object, float]:
+    """(streamed text, the final Answer, seconds taken) for QUESTION."""
+    started = time.monotonic()
+    events = list(Answerer(settings, retriever=retriever).ask(QUESTION))
+    streamed = "".join(e for e in events if isinstance(e, str))
+    return streamed, events[-1], time.monotonic() - started
+
+
+def assert_extractive_fallback(answer, streamed: str, *expected: str) -> None:
+    """One notice, shown while streaming, naming each expected part; valid citations still."""
+    assert answer.backend == "extractive" and len(answer.notices) == 1
+    notice = answer.notices[0]
+    assert all(part in notice for part in expected), notice
+    assert "extractive answer" in notice and notice in streamed
+    retrieved = {s.paper.paper_id: s.paper.title for s in answer.sources}
+    assert answer.citations and not answer.abstained
+    assert all(retrieved.get(c.paper_id) == c.title for c in answer.citations)
+
+
+# --- the local model ---
+
+
+def bundled_path(data_dir: Path) -> Path:
+    path = QWEN_CODER_1_5B.path(data_dir)
+    path.parent.mkdir(parents=True)
+    return path
+
+
+def truncated(data_dir: Path) -> None:
+    bundled_path(data_dir).write_bytes(b"GGUF" + b"\0" * 1000)
+
+
+def garbage_of_the_right_size(data_dir: Path) -> None:
+    with bundled_path(data_dir).open("wb") as handle:  # sparse: no gigabyte written
+        handle.write(b"<html>not a model</html>")
+        handle.truncate(QWEN_CODER_1_5B.size)
+
+
+@pytest.mark.parametrize(
+    "break_model, expected",
+    [(truncated, "incomplete or corrupt"), (garbage_of_the_right_size, "not a GGUF file")],
+)
+def test_broken_bundled_model_names_setup_and_falls_back(
+    break_model, expected, fake_index, fake_retriever, tmp_path
+):
+    break_model(tmp_path)
+    settings = fake_index.model_copy(update={"data_dir": tmp_path, "llm_backend": "local"})
+    reason = availability(settings, ("local",))["local"]
+    assert expected in reason and "scripts/setup.sh" in reason
+    streamed, answer, _ = ask(settings, fake_retriever)
+    assert_extractive_fallback(answer, streamed, "local backend", "scripts/setup.sh")
+
+
+def test_garbage_file_as_local_model_path_is_refused_with_what_to_do(fake_index, tmp_path):
+    garbage = tmp_path / "model.gguf"
+    garbage.write_bytes(b"\x89PNG\r\n" + bytes(range(256)) * 16)
+    backend = load_backend("local", fake_index.model_copy(update={"local_model_path": garbage}))
+    with pytest.raises(BackendError, match="not a GGUF file.*scripts/setup.sh"):
+        backend.check()
+    with pytest.raises(BackendError, match="could not be loaded.*RAG_LOCAL_MODEL_PATH"):
+        backend.model()  # what llama.cpp itself says, if the file got past the check
+    missing = fake_index.model_copy(update={"local_model_path": tmp_path / "nope.gguf"})
+    with pytest.raises(ConfigError, match="does not exist.*scripts/setup.sh"):
+        load_backend("local", missing)
+
+
+# --- an OpenAI-compatible server misbehaving ---
+
+WORDS = ["Sources", "agree", "that"]
+SERVER_FAULTS = {
+    "HTTP 500": (lambda: openai_handler("x", status=500), "InternalServerError"),
+    "SSE lines that are not JSON": (
+        lambda: raw_handler(b"data: {not json\n\n", "text/event-stream"),
+        "JSONDecodeError",
+    ),
+    "an HTML page": (
+        lambda: raw_handler(b"<html><body>502 Bad Gateway</body></html>", "text/html"),
+        "stopped before the answer was finished (0 characters received)",
+    ),
+    "dropped mid-chunk": (
+        lambda: cut_off_handler(WORDS, chunked=True),
+        "peer closed connection",
+    ),
+    "closed mid-stream": (
+        lambda: cut_off_handler(WORDS, chunked=False),
+        f"stopped before the answer was finished ({len(' '.join(WORDS)) + 1} characters received)",
+    ),
+    "never answers": (hanging_handler, f"no answer within {TIMEOUT_S} s (RAG_LLM_TIMEOUT_S"),
+}
+
+
+def openai_settings(settings: Settings, url: str) -> Settings:
+    return settings.model_copy(
+        update={
+            "llm_backend": "openai",
+            "openai_base_url": url + "/v1",
+            "openai_model": "m",
+            "openai_api_key": SecretStr("sk-test"),
+            "llm_timeout_s": TIMEOUT_S,
+        }
+    )
+
+
+@pytest.mark.parametrize("fault", list(SERVER_FAULTS))
+def test_openai_server_fault_shows_the_extractive_answer_with_the_reason(
+    fault, fake_index, fake_retriever
+):
+    make_handler, expected = SERVER_FAULTS[fault]
+    handler = make_handler()
+    with serve(handler) as url:
+        streamed, answer, seconds = ask(openai_settings(fake_index, url), fake_retriever)
+    assert seconds < WORST_CASE_S
+    assert_extractive_fallback(answer, streamed, f"(server: {url}/v1)", expected)
+    if fault == "never answers":  # one retry at most: a hung server costs two timeouts
+        assert handler.requests <= 2
+
+
+def test_openai_without_base_url_never_calls_a_default_host(fake_index, monkeypatch):
+    """The OpenAI SDK would fall back to OPENAI_BASE_URL or api.openai.com; we refuse instead."""
+    handler = openai_handler("Hosted answer [1].")
+    with serve(handler) as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url + "/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+        settings = fake_index.model_copy(
+            update={
+                "openai_base_url": None,
+                "openai_model": "m",
+                "openai_api_key": SecretStr("sk-test"),
+            }
+        )
+        with pytest.raises(ConfigError, match="RAG_OPENAI_BASE_URL"):
+            load_backend("openai", settings)
+        assert "RAG_OPENAI_BASE_URL" in availability(settings, ("openai",))["openai"]
+    assert handler.requests == []
+
+
+# --- Ollama ---
+
+
+def test_ollama_not_running_or_without_the_model_is_unavailable_with_what_to_do(fake_index):
+    closed = fake_index.model_copy(update={"ollama_host": f"http://127.0.0.1:{free_port()}"})
+    assert (
+        "Ollama is not running at http://127.0.0.1:" in availability(closed, ("ollama",))["ollama"]
+    )
+    with serve(ollama_handler("x", models=("llama3.2:3b",))) as url:
+        other_model = fake_index.model_copy(update={"ollama_host": url})
+        reason = availability(other_model, ("ollama",))["ollama"]
+    assert f"Ollama at {url} has no model 'qwen2.5:1.5b'" in reason
+    assert "`ollama pull qwen2.5:1.5b`" in reason
+
+
+def test_ollama_going_away_falls_back_to_extractive(fake_index, fake_retriever):
+    url = f"http://127.0.0.1:{free_port()}"
+    settings = fake_index.model_copy(update={"llm_backend": "ollama", "ollama_host": url})
+    streamed, answer, seconds = ask(settings, fake_retriever)
+    assert seconds < WORST_CASE_S
+    assert_extractive_fallback(answer, streamed, f"(server: {url})")
+
+
+# --- the Chroma server going away mid-session ---
+
+
+def start_chroma(path: Path, port: int) -> subprocess.Popen:
+    """A `chroma run` server on the port, once it accepts connections."""
+    chroma = Path(sys.executable).parent / "chroma"
+    process = subprocess.Popen(
+        [str(chroma), "run", "--path", str(path), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    pytest.fail("chroma server did not start within 60 s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_chroma_server_lost_mid_session_is_a_clear_error_and_a_restart_recovers(tmp_path):
+    port = free_port()
+    server = start_chroma(tmp_path / "server", port)
+    try:
+        settings = Settings(
+            embedding_model="fake",
+            data_dir=tmp_path / "data",
+            chroma_host="127.0.0.1",
+            chroma_port=port,
+            llm_backend="extractive",
+            min_relevance=0.0,
+        )
+        from rag.index import run_ingest
+        from rag.retrieve import Retriever
+
+        run_ingest(settings, show_progress=False)
+        retriever = Retriever(settings)
+        assert retriever.search("dynamic pricing", k=3)
+        stop(server)
+        with pytest.raises(StoreError, match=f"Chroma server at 127.0.0.1:{port}.*chroma run"):
+            retriever.search("dynamic pricing", k=3)
+        with pytest.raises(StoreError, match=f"127.0.0.1:{port}"):
+            list(Answerer(settings, retriever=retriever).ask(QUESTION))
+        server = start_chroma(tmp_path / "server", port)
+        assert retriever.search("dynamic pricing", k=3)  # the same session carries on
+    finally:
+        stop(server)
