@@ -82,6 +82,18 @@ def main() -> None:
             f"{mode:<7} {len(timings):>7} {percentile(timings, 50):>8.1f} "
             f"{percentile(timings, 95):>8.1f}"
         )
+    print(f"peak memory (RSS) of this process: {peak_rss_mb():,.0f} MB")
+    print(f"index on disk: {disk_mb(settings.data_dir):,.0f} MB under {settings.data_dir}")
+
+
+def peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def disk_mb(folder: Path) -> float:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
 
 
 if __name__ == "__main__":
