@@ -18,27 +18,29 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def llama_server():
-    """`python -m llama_cpp.server` on a free loopback port; its base URL."""
+def llama_server(tmp_path):
+    """`python -m llama_cpp.server` on a free loopback port; its base URL. Its log goes to a
+    file: llama.cpp logs a lot while loading, and a full pipe would stall it."""
     port = free_port()
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(BUNDLED_MODEL),
         "--model_alias", "bundled", "--host", "127.0.0.1", "--port", str(port),
         "--n_threads", "2", "--n_ctx", "4096",
     ]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp_path / "server.log"
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            assert server.poll() is None, server.stderr.read().decode()[-2000:]
+            assert server.poll() is None, log.read_text(errors="replace")[-2000:]
             try:
                 if httpx.get(f"{url}/models", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 time.sleep(0.5)
         else:
-            pytest.fail("llama.cpp server did not start within 120 s")
+            pytest.fail(f"llama.cpp server did not start within 120 s: {log.read_text()[-2000:]}")
         yield url
     finally:
         server.terminate()
