@@ -270,7 +270,7 @@ def build(chat: Chat) -> gr.Blocks:
             with gr.Accordion("Settings", open=False):
                 with gr.Row():
                     backend = gr.Dropdown(
-                        [(n if not chat.backends[n] else f"{n} (unavailable)", n) for n in names],
+                        [n for n in names if not chat.backends[n]],  # reasons for the rest below
                         value=chat.default_backend(),
                         label="Backend",
                     )
