@@ -41,6 +41,15 @@ def seed_titles() -> dict[str, str]:
     return {row["abstract_start"]: row["title"] for row in rows}
 
 
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
     return path

@@ -106,7 +106,7 @@ def test_openai_without_key_is_a_config_error_not_a_silent_switch(seed_index):
 
 
 def test_ollama_not_running_is_a_backend_error(seed_index):
-    from tests.test_chroma_server import free_port
+    from tests.conftest import free_port
 
     settings = seed_index.model_copy(
         update={"ollama_host": f"http://127.0.0.1:{free_port()}", "llm_timeout_s": 5}

@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
+from tests.conftest import free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
 from tests.test_backends import BUNDLED_MODEL
-from tests.test_ui import free_port
 from ui.app import Chat, launch
 
 CHROMIUM = "/usr/bin/chromium"

@@ -12,20 +12,14 @@ import pytest
 from rag.config import Settings
 from rag.errors import StoreError
 from rag.index import open_store, run_ingest
+from tests.conftest import free_port
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture
-def chroma_server(tmp_path):
+def start_chroma(path: Path, port: int) -> subprocess.Popen:
+    """A `chroma run` server on the port, once it accepts connections."""
     chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
-    port = free_port()
     process = subprocess.Popen(
-        [chroma, "run", "--path", str(tmp_path / "server"), "--port", str(port)],
+        [chroma, "run", "--path", str(path), "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -33,15 +27,24 @@ def chroma_server(tmp_path):
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            return process
         except OSError:
             time.sleep(0.3)
-    else:
-        process.kill()
-        pytest.fail("chroma server did not start within 60 s")
-    yield port
+    process.kill()
+    pytest.fail("chroma server did not start within 60 s")
+
+
+def stop(process: subprocess.Popen) -> None:
     process.terminate()
     process.wait(timeout=30)
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    port = free_port()
+    process = start_chroma(tmp_path / "server", port)
+    yield port
+    stop(process)
 
 
 def test_ingest_and_list_against_a_chroma_server(chroma_server, tmp_path, seed_titles):

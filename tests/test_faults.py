@@ -2,9 +2,6 @@
 message (and, for answers, the extractive answer instead), never a hang, and never a silent
 call to a hosted service."""
 
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,7 +13,7 @@ from rag.config import Settings
 from rag.errors import ConfigError, StoreError
 from rag.llm import BackendError, availability, load_backend
 from rag.llm.bundled import QWEN_CODER_1_5B
-from tests.conftest import SEEDS, TITLES
+from tests.conftest import SEEDS, TITLES, free_port
 from tests.fake_servers import (
     cut_off_handler,
     hanging_handler,
@@ -25,7 +22,7 @@ from tests.fake_servers import (
     raw_handler,
     serve,
 )
-from tests.test_chroma_server import free_port
+from tests.test_chroma_server import start_chroma, stop
 
 QUESTION = "What is catastrophic forgetting in continual learning?"
 TIMEOUT_S = 2
@@ -220,30 +217,6 @@ def test_ollama_going_away_falls_back_to_extractive(fake_index, fake_retriever):
 
 
 # --- the Chroma server going away mid-session ---
-
-
-def start_chroma(path: Path, port: int) -> subprocess.Popen:
-    """A `chroma run` server on the port, once it accepts connections."""
-    chroma = Path(sys.executable).parent / "chroma"
-    process = subprocess.Popen(
-        [str(chroma), "run", "--path", str(path), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    pytest.fail("chroma server did not start within 60 s")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    process.wait(timeout=30)
 
 
 @pytest.mark.slow

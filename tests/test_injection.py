@@ -7,8 +7,7 @@ import pytest
 from rag.answer.pipeline import Answerer
 from rag.config import Settings
 from rag.llm.fake import FakeBackend
-from tests.conftest import abstract, write_jsonl
-from tests.test_ui import free_port
+from tests.conftest import abstract, free_port, write_jsonl
 from ui import render
 from ui.app import Chat, launch
 
@@ -129,9 +128,9 @@ def test_hostile_text_is_inert_in_the_sources_panel(hostile_index, hostile_retri
 
 @pytest.mark.slow
 def test_nothing_runs_or_is_fetched_in_the_browser(hostile_index, hostile_retriever):
-    from tests.test_browser import CHROMIUM, FLAGS
-
     from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM, FLAGS
 
     settings = hostile_index.model_copy(update={"ui_port": free_port()})
     demo = launch(settings, Chat(settings, retriever=hostile_retriever), block=False)

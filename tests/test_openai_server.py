@@ -10,9 +10,9 @@ import pytest
 from pydantic import SecretStr
 
 from rag.answer.pipeline import Answerer
+from tests.conftest import free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
 from tests.test_backends import BUNDLED_MODEL
-from tests.test_ui import free_port
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,5 @@
 """The chat UI: handlers with the fake backend, the API through gradio_client, safe rendering."""
 
-import socket
-
 import gradio as gr
 import pytest
 
@@ -11,6 +9,7 @@ from rag.errors import ConfigError
 from rag.llm import BackendError
 from rag.llm.fake import FakeBackend
 from rag.models import Answer
+from tests.conftest import free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
 from ui import render
 from ui.app import Chat, auth_for, launch
@@ -157,12 +156,6 @@ def test_binding_beyond_loopback_needs_a_password(settings):
         auth_for(settings.model_copy(update={"ui_host": "0.0.0.0"}))
     secured = Settings(ui_host="0.0.0.0", ui_username="me", ui_password="s3cret")
     assert auth_for(secured) == ("me", "s3cret")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
