@@ -180,7 +180,8 @@ def retrieval_table(report: dict) -> str:
 
 def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]) -> dict:
     """Everything measured on one answer: retrieval, citations vs gold, support, abstention."""
-    retrieved = [s.paper.paper_id for s in answer.sources or answer.suggestions]
+    shown = answer.sources or answer.suggestions
+    retrieved = [s.paper.paper_id for s in shown]
     cited = [c.paper_id for c in answer.citations]
     offered = set(retrieved)
     cited_sentences = [s for s in answer.sentences if s.citations]
@@ -192,7 +193,7 @@ def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]
         "answerable": question.answerable,
         "abstained": answer.abstained,
         "retrieved": retrieved,
-        "retrieved_titles": [s.paper.title for s in answer.sources or answer.suggestions],
+        "retrieved_titles": [s.paper.title for s in shown],
         "cited": cited,
         "cited_titles": [c.title for c in answer.citations],
         "invalid_citations": sum(pid not in offered or pid not in catalog_ids for pid in cited),

@@ -100,29 +100,16 @@ class Chat:
             return
         messages = [*messages, {"role": "user", "content": render.inert(question)}]
         history = conversation(turns)
-        draft = ""
         try:
             events = self.answerer(backend).ask(
                 question, history=history, k=int(k), filters=filters(author, area, venue)
             )
-            for event in events:
-                if isinstance(event, Answer):
-                    turns = [*turns, event]
-                    reply = render.answer_html(event)
-                    yield (
-                        [*messages, {"role": "assistant", "content": reply}],
-                        turns,
-                        render.sources_html(event),
-                        "",
-                    )
-                    return
-                draft += event
-                yield (
-                    [*messages, {"role": "assistant", "content": render.draft_html(draft)}],
-                    turns,
-                    gr.skip(),
-                    "",
-                )
+            for html, answer in as_html(events):
+                reply = [*messages, {"role": "assistant", "content": html}]
+                if answer is None:
+                    yield reply, turns, gr.skip(), ""
+                else:
+                    yield reply, [*turns, answer], render.sources_html(answer), ""
         except Exception as error:  # noqa: BLE001 - the page shows a message, never a traceback
             yield [*messages, failure(error)], [*turns, None], gr.skip(), question
 
@@ -152,14 +139,9 @@ class Chat:
             gr.Warning("Pick a paper to summarize.")
             yield gr.skip(), gr.skip()
             return
-        draft = ""
         try:
-            for event in self.answerer(backend).summarize(title):
-                if isinstance(event, Answer):
-                    yield render.answer_html(event), render.sources_html(event)
-                    return
-                draft += event
-                yield render.draft_html(draft), gr.skip()
+            for html, answer in as_html(self.answerer(backend).summarize(title)):
+                yield html, render.sources_html(answer) if answer else gr.skip()
         except Exception as error:  # noqa: BLE001
             yield failure(error)["content"], gr.skip()
 
@@ -198,6 +180,17 @@ def shown_to_caller():
         yield
     except (RagError, ValidationError) as error:
         raise gr.Error(str(error)) from None
+
+
+def as_html(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None]]:
+    """The growing draft as HTML while it streams, then the checked answer's HTML with it."""
+    draft = ""
+    for event in events:
+        if isinstance(event, Answer):
+            yield render.answer_html(event), event
+            return
+        draft += event
+        yield render.draft_html(draft), None
 
 
 def final(events: Iterator) -> Answer:

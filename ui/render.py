@@ -85,7 +85,7 @@ def paper_card(number: int | None, source: Source, evidence: str | None = None) 
     details = [
         f'<div class="rag-authors">{inert(authors)}</div>' if authors else "",
         f'<div class="rag-venue">{inert(" · ".join(p for p in (paper.venue, area) if p))}</div>',
-        f'<div class="rag-link">{link(paper.url)}</div>' if link(paper.url) else "",
+        f'<div class="rag-link">{address}</div>' if (address := link(paper.url)) else "",
         f'<p class="rag-evidence">Supported by: <mark>{inert(evidence)}</mark></p>'
         if evidence and not found
         else "",
