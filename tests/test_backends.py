@@ -6,11 +6,10 @@ from pydantic import SecretStr
 from rag.errors import ConfigError
 from rag.llm import BackendError, Prompt, load_backend
 from rag.models import Message
-from tests.conftest import REPO
+from tests.conftest import BUNDLED_MODEL
 from tests.fake_servers import ollama_handler, openai_handler, serve
 
 REPLY = "Sources agree on this [1]."
-BUNDLED_MODEL = REPO / "data" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 
 
 def prompt_for(retriever) -> Prompt:
@@ -121,7 +120,9 @@ def test_unknown_backend_lists_the_valid_names(seed_index):
         load_backend("gpt5", seed_index)
 
 
-def test_missing_local_model_names_the_setup_command(seed_index, tmp_path):
-    settings = seed_index.model_copy(update={"data_dir": tmp_path})
+def test_the_model_belongs_to_the_installation_not_the_index(seed_index, tmp_path):
+    another_index = seed_index.model_copy(update={"data_dir": tmp_path / "elsewhere"})
+    assert load_backend("local", another_index).path == BUNDLED_MODEL
+    no_models = seed_index.model_copy(update={"models_dir": tmp_path / "empty"})
     with pytest.raises(ConfigError, match="scripts/setup.sh"):
-        load_backend("local", settings)
+        load_backend("local", no_models)

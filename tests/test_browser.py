@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
-from tests.test_backends import BUNDLED_MODEL
+from tests.conftest import BUNDLED_MODEL
 from ui.app import Chat, launch
 
 CHROMIUM = "/usr/bin/chromium"

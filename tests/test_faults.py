@@ -79,18 +79,18 @@ def assert_extractive_fallback(answer, streamed: str, *expected: str) -> None:
 # --- the local model ---
 
 
-def bundled_path(data_dir: Path) -> Path:
-    path = QWEN_CODER_1_5B.path(data_dir)
-    path.parent.mkdir(parents=True)
+def bundled_path(models_dir: Path) -> Path:
+    path = QWEN_CODER_1_5B.path(models_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
 
-def truncated(data_dir: Path) -> None:
-    bundled_path(data_dir).write_bytes(b"GGUF" + b"\0" * 1000)
+def truncated(models_dir: Path) -> None:
+    bundled_path(models_dir).write_bytes(b"GGUF" + b"\0" * 1000)
 
 
-def garbage_of_the_right_size(data_dir: Path) -> None:
-    with bundled_path(data_dir).open("wb") as handle:  # sparse: no gigabyte written
+def garbage_of_the_right_size(models_dir: Path) -> None:
+    with bundled_path(models_dir).open("wb") as handle:  # sparse: no gigabyte written
         handle.write(b"<html>not a model</html>")
         handle.truncate(QWEN_CODER_1_5B.size)
 
@@ -103,7 +103,7 @@ def test_broken_bundled_model_names_setup_and_falls_back(
     break_model, expected, fake_index, fake_retriever, tmp_path
 ):
     break_model(tmp_path)
-    settings = fake_index.model_copy(update={"data_dir": tmp_path, "llm_backend": "local"})
+    settings = fake_index.model_copy(update={"models_dir": tmp_path, "llm_backend": "local"})
     reason = availability(settings, ("local",))["local"]
     assert expected in reason and "scripts/setup.sh" in reason
     streamed, answer, _ = ask(settings, fake_retriever)
@@ -116,8 +116,8 @@ def test_garbage_file_as_local_model_path_is_refused_with_what_to_do(fake_index,
     backend = load_backend("local", fake_index.model_copy(update={"local_model_path": garbage}))
     with pytest.raises(BackendError, match="not a GGUF file.*scripts/setup.sh"):
         backend.check()
-    with pytest.raises(BackendError, match="could not be loaded.*RAG_LOCAL_MODEL_PATH"):
-        backend.model()  # what llama.cpp itself says, if the file got past the check
+    with pytest.raises(BackendError, match="while loading.*RAG_LOCAL_MODEL_PATH"):
+        backend.url()  # what llama.cpp itself says, if the file got past the check
     missing = fake_index.model_copy(update={"local_model_path": tmp_path / "nope.gguf"})
     with pytest.raises(ConfigError, match="does not exist.*scripts/setup.sh"):
         load_backend("local", missing)

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from rag.answer.pipeline import Answerer
 from tests.conftest import free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
-from tests.test_backends import BUNDLED_MODEL
+from tests.conftest import BUNDLED_MODEL
 
 pytestmark = pytest.mark.slow
 

@@ -4,6 +4,7 @@ same answers as an API (`/ask`, `/summarize`) for gradio_client."""
 
 import ipaddress
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -62,6 +63,18 @@ class Chat:
             self._answerers[backend] = Answerer(configured, retriever=self.retriever)
         return self._answerers[backend]
 
+    def warm_up(self) -> None:
+        """Load the default backend's model in the background (the first question then finds
+        it ready); a failure is logged, and the question that needs the model reports it."""
+
+        def warm():
+            try:
+                self.answerer(self.default_backend()).warm()
+            except Exception as error:  # noqa: BLE001
+                log.warning("Could not load the %s model: %s", self.default_backend(), error)
+
+        threading.Thread(target=warm, daemon=True).start()
+
     def default_backend(self) -> str:
         usable = [name for name, reason in self.backends.items() if not reason]
         return self.settings.llm_backend if self.settings.llm_backend in usable else usable[0]
@@ -99,7 +112,8 @@ class Chat:
             yield messages, turns, gr.skip(), question
             return
         messages = [*messages, {"role": "user", "content": render.inert(question)}]
-        history = conversation(turns)
+        yield messages, turns, gr.skip(), ""  # the question shows at once, before retrieval
+        history, events = conversation(turns), None
         try:
             events = self.answerer(backend).ask(
                 question, history=history, k=int(k), filters=filters(author, area, venue)
@@ -112,6 +126,20 @@ class Chat:
                     yield reply, [*turns, answer], render.sources_html(answer), ""
         except Exception as error:  # noqa: BLE001 - the page shows a message, never a traceback
             yield [*messages, failure(error)], [*turns, None], gr.skip(), question
+        finally:  # Stop (or a closed page) ends the generation, and the model stops with it
+            if events is not None:
+                events.close()
+
+    def stop(self, messages: list[dict], turns: list[Answer | None]) -> tuple:
+        """Stop pressed: the answer being written keeps its partial draft, marked as stopped."""
+        if not messages or len(turns) * 2 >= len(messages):
+            return gr.skip(), gr.skip()  # nothing was being answered
+        if messages[-1]["role"] == "assistant":
+            shown = content_text(messages[-1]["content"])
+            messages = [*messages[:-1], {"role": "assistant", "content": render.stopped_html(shown)}]
+        else:
+            messages = [*messages, {"role": "assistant", "content": render.stopped_html(None)}]
+        return messages, [*turns, None]
 
     def select(self, turns: list[Answer | None], event: gr.SelectData) -> str:
         """Show the sources of the answer the user clicked on."""
@@ -193,6 +221,14 @@ def as_html(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None
         yield render.draft_html(draft), None
 
 
+def content_text(content) -> str:
+    """A chat message's content as HTML text (Gradio may hand it back as a list of parts)."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else [content]
+    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in parts)
+
+
 def final(events: Iterator) -> Answer:
     return next(event for event in events if isinstance(event, Answer))
 
@@ -255,6 +291,7 @@ def build(chat: Chat) -> gr.Blocks:
                     )
                     with gr.Row():
                         send = gr.Button("Ask", variant="primary", elem_id="ask")
+                        stop = gr.Button("Stop", variant="stop", elem_id="stop")
                         clear = gr.Button("New chat", elem_id="new-chat")
                     gr.Examples(EXAMPLES, inputs=question, label="Try")
                 with gr.Column(scale=2):
@@ -298,8 +335,18 @@ def build(chat: Chat) -> gr.Blocks:
         gr.api(chat.api_summarize, api_name="summarize", **queued)
         inputs = [question, chatbot, turns, backend, k, author, area, venue]
         outputs = [chatbot, turns, sources, question]
-        for trigger in (send.click, question.submit):
+        asked = [
             trigger(chat.respond, inputs, outputs, api_visibility="undocumented", **queued)
+            for trigger in (send.click, question.submit)
+        ]
+        stop.click(
+            chat.stop,
+            [chatbot, turns],
+            [chatbot, turns],
+            cancels=asked,
+            queue=False,
+            api_visibility="undocumented",
+        )
         clear.click(
             lambda: ([], [], render.sources_html(None), ""),
             None,
@@ -348,7 +395,9 @@ def auth_for(settings: Settings) -> tuple[str, str] | None:
 def launch(settings: Settings, chat: Chat | None = None, block: bool = True) -> gr.Blocks:
     """Serve the app on settings.ui_host:ui_port (loopback by default)."""
     auth = auth_for(settings)
-    demo = build(chat or Chat(settings))
+    chat = chat or Chat(settings)
+    chat.warm_up()
+    demo = build(chat)
     demo.queue(default_concurrency_limit=settings.ui_concurrency)
     demo.launch(
         server_name=settings.ui_host,

@@ -27,12 +27,22 @@ def link(url: str | None) -> str:
     return f'<a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a>'
 
 
+GENERATING = (
+    '<div class="rag-meta">generating · citations are checked when the answer is complete</div>'
+)
+STOPPED = '<div class="rag-meta rag-stopped">stopped · this partial draft was not checked</div>'
+
+
 def draft_html(text: str) -> str:
     """The answer while it streams: raw model text, shown literally, marked as unchecked."""
-    return (
-        f'<div class="rag-draft">{inert(text)}</div>'
-        '<div class="rag-meta">generating · citations are checked when the answer is complete</div>'
-    )
+    return f'<div class="rag-draft">{inert(text)}</div>{GENERATING}'
+
+
+def stopped_html(shown: str | None) -> str:
+    """The answer the user stopped: its partial draft (if any), marked as stopped."""
+    if shown and GENERATING in shown:
+        return shown.replace(GENERATING, STOPPED)
+    return f'<div class="rag-draft"></div>{STOPPED}'
 
 
 def answer_html(answer: Answer) -> str:

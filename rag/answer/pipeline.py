@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 
 from rag.answer import citations as cite
-from rag.answer.context import focus
+from rag.answer.context import focus, select
 from rag.answer.conversation import scope_of_follow_up, standalone_question
 from rag.answer.prompts import CANNOT_ANSWER, answer_messages, is_cannot_answer, summary_messages
 from rag.answer.support import SupportChecker, attach_evidence
@@ -44,13 +44,12 @@ class Answerer:
         backend: LLMBackend | None = None,
         embedder=None,
     ):
-        from rag.index.embedder import embedder_from_settings
+        from rag.index.embedder import StoredSentences, embedder_from_settings
 
         self.settings = settings
-        self.embedder = embedder or (
-            retriever.embedder if retriever else embedder_from_settings(settings)
-        )
-        self.retriever = retriever or Retriever(settings, embedder=self.embedder)
+        embedder = embedder or (retriever.embedder if retriever else embedder_from_settings(settings))
+        self.retriever = retriever or Retriever(settings, embedder=embedder)
+        self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
         self.support = SupportChecker(self.embedder, settings.support_threshold)
 
@@ -59,6 +58,11 @@ class Answerer:
         if self._backend is None:
             self._backend = load_backend(self.settings.llm_backend, self.settings, self.embedder)
         return self._backend
+
+    def warm(self) -> None:
+        """Load the backend's model now, with the answer prompt's fixed start (a running chat
+        server calls this at launch, so the first question does not wait for it)."""
+        self.backend().warm(Prompt(messages=answer_messages("", []), max_tokens=1))
 
     def backend_name(self) -> str:
         return self._backend.name if self._backend else self.settings.llm_backend
@@ -90,6 +94,7 @@ class Answerer:
         if self._irrelevant(sources):
             yield from self._declined(base, sources, started)
             return
+        sources = select(sources)
         shown = focus(sources, standalone, self.embedder, self.settings.source_words)
         prompt = Prompt(
             messages=answer_messages(standalone, shown),

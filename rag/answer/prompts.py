@@ -60,10 +60,9 @@ def format_sources(sources: list[Source], full_abstracts: bool = False) -> str:
         header = [f"[{number}] Title: {paper.title}"]
         if paper.authors and (full_abstracts or source.relevance >= 1.0):  # named by the question
             header.append(f"Authors: {', '.join(paper.authors[:6])}")
-        if paper.venue or paper.area:
-            header.append(
-                "Venue: " + " · ".join(filter(None, [paper.venue, paper.area, paper.subarea]))
-            )
+        labels = [paper.area, paper.subarea] if full_abstracts or source.relevance >= 1.0 else []
+        if venue := " · ".join(filter(None, [paper.venue, *labels])):  # area labels when asked
+            header.append(f"Venue: {venue}")
         blocks.append(
             "\n".join(header)
             + f"\nText: {text if full_abstracts else clip_words(text, MAX_SOURCE_WORDS)}"

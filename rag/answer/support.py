@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from rag.models import AnswerSentence, Citation, Source
-from rag.sentences import split_sentences
+from rag.sentences import metadata_sentence, split_sentences
 
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
@@ -71,7 +71,8 @@ class SupportChecker:
         if not claims or not sources:
             return {}
         evidence = [
-            [metadata_sentence(s), *split_sentences(s.paper.abstract or s.passage)] for s in sources
+            [metadata_sentence(s.paper), *split_sentences(s.paper.abstract or s.passage)]
+            for s in sources
         ]
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
@@ -108,18 +109,8 @@ class SupportChecker:
             sentence.citations = [ranked[0] + 1]
 
 
-def metadata_sentence(source: Source) -> str:
-    """The paper's metadata as one sentence of evidence (for "who wrote ..." answers)."""
-    paper = source.paper
-    parts = [paper.title]
-    if paper.authors:
-        parts.append("by " + ", ".join(paper.authors))
-    parts += [part for part in (paper.venue, paper.area, paper.subarea) if part]
-    return ", ".join(parts) + "."
-
-
 def _text(source: Source) -> str:
-    return f"{metadata_sentence(source)} {source.paper.abstract or source.passage}"
+    return f"{metadata_sentence(source.paper)} {source.paper.abstract or source.passage}"
 
 
 def attach_evidence(citations: list[Citation], evidence: dict[str, str]) -> None:

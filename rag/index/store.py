@@ -239,3 +239,43 @@ class ChromaStore:
     @server_call
     def count(self) -> int:
         return self.collection.count()
+
+    # --- sentence vectors: every abstract sentence embedded once, at ingest, keyed by its text
+
+    @functools.cached_property
+    def _sentences(self):
+        return self.client.get_or_create_collection(
+            f"{self.name}-sentences",
+            metadata={"embedder": self.collection.metadata.get("embedder", "")},
+            embedding_function=None,
+        )
+
+    @server_call
+    def has_sentences(self) -> bool:
+        return self._sentences.count() > 0 or self.count() == 0
+
+    @server_call
+    def write_sentences(self, texts: list[str], embeddings) -> None:
+        for start in range(0, len(texts), PAGE):
+            self._sentences.upsert(
+                ids=[sentence_key(t) for t in texts[start : start + PAGE]],
+                embeddings=embeddings[start : start + PAGE],
+            )
+
+    @server_call
+    def known_sentences(self, texts: list[str]) -> set[str]:
+        """Which of these sentences already have a stored vector."""
+        keys = {sentence_key(text): text for text in texts}
+        found = self._sentences.get(ids=list(keys), include=[])
+        return {keys[key] for key in found["ids"]}
+
+    @server_call
+    def sentence_vectors(self, texts: list[str]) -> dict[str, list[float]]:
+        """Stored vectors of those sentences that have one, by text."""
+        keys = {sentence_key(text): text for text in texts}
+        found = self._sentences.get(ids=list(keys), include=["embeddings"])
+        return {keys[key]: vector for key, vector in zip(found["ids"], found["embeddings"])}
+
+
+def sentence_key(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]

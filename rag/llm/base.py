@@ -38,6 +38,10 @@ class LLMBackend(ABC):
     def check(self) -> None:
         """Raise BackendError when the backend cannot answer now (server down, file missing)."""
 
+    def warm(self, prompt: Prompt) -> None:
+        """Get ready to answer prompts like this one (load the model, cache the prompt's
+        shared start); most backends have nothing to do."""
+
     @abstractmethod
     def stream(self, prompt: Prompt) -> Iterator[str]:
         """Yield pieces of the answer text; raise BackendError on failure."""

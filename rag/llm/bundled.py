@@ -16,8 +16,8 @@ class BundledModel:
         self.name, self.package_prefix, self.parts = name, package_prefix, parts
         self.size, self.sha256 = size, sha256
 
-    def path(self, data_dir: Path) -> Path:
-        return data_dir / "models" / f"{self.name}.gguf"
+    def path(self, models_dir: Path) -> Path:
+        return models_dir / f"{self.name}.gguf"
 
     def part_paths(self) -> list[Path]:
         paths = []
@@ -53,9 +53,9 @@ class BundledModel:
                 f"The local model file {path} is corrupt (sha256 mismatch); {SETUP_HINT}."
             )
 
-    def assemble(self, data_dir: Path) -> Path:
-        """Concatenate the parts into data_dir/models (skipped when already verified)."""
-        target = self.path(data_dir)
+    def assemble(self, models_dir: Path) -> Path:
+        """Concatenate the parts into models_dir (skipped when already verified)."""
+        target = self.path(models_dir)
         marker = target.with_suffix(".verified")
         if (
             target.is_file()

@@ -1,19 +1,22 @@
-"""The local backend: llama.cpp running a GGUF file with the model's own chat template."""
+"""The local backend: the bundled GGUF (or RAG_LOCAL_MODEL_PATH) served by a supervised llama.cpp
+process (`rag.llm.runner`), streamed through the same OpenAI-compatible client as `openai`."""
 
-import threading
 from collections.abc import Iterator
 
 from rag.config import Settings
-from rag.llm.base import BackendError, LLMBackend, Prompt
+from rag.errors import ConfigError
+from rag.llm.base import BackendError, Prompt
 from rag.llm.bundled import QWEN_CODER_1_5B
+from rag.llm.remote import OpenAICompatibleBackend, openai_like
+from rag.llm.runner import ALIAS, shared_process
 
 
-class LocalBackend(LLMBackend):
+class LocalBackend(OpenAICompatibleBackend):
     name = "local"
 
     def __init__(self, settings: Settings, embedder=None):
         super().__init__(settings, embedder)
-        self.path = settings.local_model_path or QWEN_CODER_1_5B.path(settings.data_dir)
+        self.path = settings.local_model_path or QWEN_CODER_1_5B.path(settings.model_store)
         if settings.local_model_path is None:
             self.fix = "run `scripts/setup.sh` to re-assemble it"
             QWEN_CODER_1_5B.verify_quick(self.path)
@@ -23,11 +26,10 @@ class LocalBackend(LLMBackend):
                 "model (`scripts/setup.sh` assembles it)"
             )
             if not self.path.is_file():
-                from rag.errors import ConfigError
-
                 raise ConfigError(f"RAG_LOCAL_MODEL_PATH {self.path} does not exist; {self.fix}.")
-        self._model = None
-        self._lock = threading.Lock()  # one generation at a time: llama.cpp is not re-entrant
+        self.process = shared_process(self.path, settings.llm_threads, settings.llm_context)
+        self.where = f"the local model process for {self.path.name}"
+        self.secret = self.process.key
 
     def check(self) -> None:
         """Every GGUF file starts with b"GGUF"; this catches garbage without loading 1 GB."""
@@ -35,29 +37,46 @@ class LocalBackend(LLMBackend):
             if handle.read(4) != b"GGUF":
                 raise BackendError(f"The local model {self.path} is not a GGUF file; {self.fix}.")
 
-    def model(self):
-        if self._model is None:
-            from llama_cpp import Llama
+    def warm(self, prompt: Prompt) -> None:
+        """Start the model process and run the prompt's shared start through it once, so the
+        first question finds both ready (llama.cpp reuses the common prefix of prompts)."""
+        self.check()
+        self.complete(prompt.model_copy(update={"max_tokens": 1}))
 
-            try:
-                self._model = Llama(
-                    str(self.path),
-                    n_ctx=self.settings.llm_context,
-                    n_threads=self.settings.llm_threads,
-                    verbose=False,
-                )
-            except Exception as error:
-                raise BackendError(
-                    f"The local model {self.path} could not be loaded ({error}); {self.fix}."
-                ) from None
-        return self._model
+    def url(self) -> str:
+        try:
+            return self.process.url()
+        except BackendError as error:
+            raise BackendError(f"{str(error).rstrip('.')}; {self.fix}.") from None
+
+    def connect(self):  # no retries: a dead process is restarted instead
+        return openai_like(self.settings, self.url(), ALIAS, self.process.key, retries=0)
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
-        messages = [m.model_dump() for m in prompt.messages]
-        with self._lock:
-            chunks = self.model().create_chat_completion(
-                messages=messages, stream=True, temperature=0.0, max_tokens=prompt.max_tokens
-            )
-            for chunk in chunks:
-                if text := chunk["choices"][0]["delta"].get("content"):
-                    yield text
+        self.check()
+        self.url()  # a process that cannot start says why; one that dies later is restarted
+        try:
+            yield from super().stream(prompt)
+        except BackendError:
+            how = self.process.died()
+            if how is None:
+                raise
+            self.process.restart_soon()
+            raise BackendError(
+                f"the local model process {how}; it is being restarted, and the next answer "
+                "comes from the model again"
+            ) from None
+
+    def prompt_tokens(self, prompt: Prompt) -> int:
+        """Tokens of the prompt's messages (without the chat template's few), for benchmarks."""
+        import httpx
+
+        text = "\n".join(m.content for m in prompt.messages)
+        response = httpx.post(
+            f"{self.url().removesuffix('/v1')}/extras/tokenize/count",
+            json={"input": text},
+            headers={"Authorization": f"Bearer {self.process.key}"},
+            timeout=30,
+        )
+        response.raise_for_status()
+        return response.json()["count"]

@@ -32,11 +32,9 @@ class ChatServerBackend(LLMBackend):
     where: str
     secret: str | None = None  # never shown: redacted from every message
 
-    def __init__(self, settings: Settings, embedder=None):
-        super().__init__(settings, embedder)
-        self.llm = self.make_llm(settings)
-
-    def make_llm(self, settings: Settings):
+    def connect(self):
+        """The llama-index LLM to stream from, and the HTTP client to close when the stream
+        ends (None when the LLM keeps its own)."""
         raise NotImplementedError
 
     def finished(self, raw) -> bool:
@@ -47,15 +45,18 @@ class ChatServerBackend(LLMBackend):
         from llama_index.core.llms import ChatMessage
 
         messages = [ChatMessage(role=m.role, content=m.content) for m in prompt.messages]
-        received, finished = 0, False
+        (llm, http), received, finished = self.connect(), 0, False
         try:
-            for response in self.llm.stream_chat(messages, max_tokens=prompt.max_tokens):
+            for response in llm.stream_chat(messages, max_tokens=prompt.max_tokens):
                 finished = finished or self.finished(response.raw)
                 if response.delta:
                     received += len(response.delta)
                     yield response.delta
         except Exception as error:  # noqa: BLE001 - whatever the server did, say so
             raise BackendError(self.failure(error)) from None
+        finally:  # also when the reader stops early (Stop, Ctrl-C): the server sees us hang up
+            if http is not None:
+                http.close()
         if not finished:  # a dropped connection can look like the end of the stream
             raise BackendError(
                 f"the stream stopped before the answer was finished ({received} characters "
@@ -75,14 +76,42 @@ class ChatServerBackend(LLMBackend):
         return f"{detail} (server: {self.where})"
 
 
-class OpenAIBackend(ChatServerBackend):
+def openai_like(settings: Settings, base_url: str, model: str, key: str, retries: int = 1):
+    """A llama-index client for an OpenAI-compatible server (one retry at most by default: a
+    hung server costs two timeouts, no more) on an HTTP client of its own, and that client:
+    closing it ends a stream the reader abandoned, so the server stops generating."""
+    import httpx
+    from llama_index.llms.openai_like import OpenAILike
+
+    http = httpx.Client(timeout=settings.llm_timeout_s)
+    llm = OpenAILike(
+        model=model,
+        api_base=base_url,
+        api_key=key,
+        is_chat_model=True,
+        timeout=settings.llm_timeout_s,
+        max_retries=retries,
+        temperature=0.0,
+        context_window=settings.llm_context,
+        http_client=http,
+    )
+    return llm, http
+
+
+class OpenAICompatibleBackend(ChatServerBackend):
+    """A server speaking the OpenAI chat API: a hosted one, or our own local model process."""
+
+    def finished(self, raw) -> bool:
+        return any(choice.finish_reason for choice in getattr(raw, "choices", None) or [])
+
+
+class OpenAIBackend(OpenAICompatibleBackend):
     name = "openai"
     needs_key = True
     key_env_var = "RAG_OPENAI_API_KEY"
 
-    def make_llm(self, settings: Settings):
-        from llama_index.llms.openai_like import OpenAILike
-
+    def __init__(self, settings: Settings, embedder=None):
+        super().__init__(settings, embedder)
         missing = [
             var
             for var, value in [
@@ -99,23 +128,26 @@ class OpenAIBackend(ChatServerBackend):
             )
         self.where = settings.openai_base_url
         self.secret = settings.openai_api_key.get_secret_value()
-        return OpenAILike(
-            model=settings.openai_model,
-            api_base=settings.openai_base_url,
-            api_key=settings.openai_api_key.get_secret_value(),
-            is_chat_model=True,
-            timeout=settings.llm_timeout_s,
-            max_retries=1,  # one retry at most: a hung server costs two timeouts, no more
-            temperature=0.0,
-            context_window=settings.llm_context,
-        )
 
-    def finished(self, raw) -> bool:
-        return any(choice.finish_reason for choice in getattr(raw, "choices", None) or [])
+    def connect(self):
+        settings = self.settings
+        return openai_like(settings, settings.openai_base_url, settings.openai_model, self.secret)
 
 
 class OllamaBackend(ChatServerBackend):
     name = "ollama"
+
+    def __init__(self, settings: Settings, embedder=None):
+        from llama_index.llms.ollama import Ollama
+
+        super().__init__(settings, embedder)
+        self.where = settings.ollama_host
+        self.llm = Ollama(
+            model=settings.ollama_model,
+            base_url=settings.ollama_host,
+            request_timeout=settings.llm_timeout_s,
+            temperature=0.0,
+        )
 
     def check(self) -> None:
         """Ollama answers /api/tags when it runs; the configured model must be among them."""
@@ -135,16 +167,8 @@ class OllamaBackend(ChatServerBackend):
                 f"Ollama at {self.where} has no model '{wanted}'; run `ollama pull {wanted}`."
             )
 
-    def make_llm(self, settings: Settings):
-        from llama_index.llms.ollama import Ollama
-
-        self.where = settings.ollama_host
-        return Ollama(
-            model=settings.ollama_model,
-            base_url=settings.ollama_host,
-            request_timeout=settings.llm_timeout_s,
-            temperature=0.0,
-        )
+    def connect(self):
+        return self.llm, None
 
     def finished(self, raw) -> bool:
         return isinstance(raw, dict) and bool(raw.get("done"))

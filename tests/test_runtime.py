@@ -1,0 +1,118 @@
+"""The local model's own process (rag.llm.runner), with a stand-in server that speaks the same
+protocol: started on demand, a death mid-answer falls back visibly and the next answer comes
+from a restarted process, and no process outlives the app (not even after `kill -9`)."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from rag.answer.pipeline import Answerer
+from rag.llm.base import BackendError
+from rag.llm.runner import ModelProcess
+from tests.conftest import REPO
+from tests.test_answer import PRICING, PRICING_QUESTION
+
+FAKE_SERVER = [sys.executable, str(REPO / "tests" / "fake_model_server.py")]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead, only not yet reaped
+        return stat.read().split(") ")[1][0] != "Z"
+
+
+def wait_until(condition, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.fixture
+def model(tmp_path, monkeypatch, seed_index, retriever):
+    """An answerer on the local backend whose model process is the stand-in server."""
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(64))
+    process = ModelProcess(gguf, threads=2, context=4096, command=FAKE_SERVER)
+    monkeypatch.setattr("rag.llm.local.shared_process", lambda *_: process)
+    settings = seed_index.model_copy(update={"llm_backend": "local", "local_model_path": gguf})
+    yield process, Answerer(settings, retriever=retriever)
+    process.stop()
+
+
+def test_a_killed_model_process_falls_back_visibly_and_is_restarted(model):
+    process, answerer = model
+    *_, first = answerer.ask(PRICING_QUESTION)
+    assert first.backend == "local" and not first.notices
+    assert PRICING in [c.title for c in first.citations]
+    pid = process.process.pid
+
+    threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()  # mid-answer: words are 0.3 s
+    *streamed, killed = answerer.ask(PRICING_QUESTION)
+    assert killed.backend == "extractive" and killed.citations
+    (notice,) = killed.notices
+    assert "local model process killed by SIGKILL" in notice and "restarted" in notice
+    assert notice in "".join(streamed)  # shown while it happened, not only in the final answer
+
+    *_, after = answerer.ask(PRICING_QUESTION)
+    assert after.backend == "local" and not after.notices
+    assert process.starts == 2 and process.process.pid != pid
+
+
+def test_a_model_process_that_dies_while_loading_says_why(tmp_path):
+    dying = [sys.executable, "-c", "print('error loading model: bad magic'); raise SystemExit(3)"]
+    process = ModelProcess(tmp_path / "m.gguf", 2, 4096, command=dying)
+    with pytest.raises(BackendError, match="exited with status 3 while loading.*bad magic"):
+        process.url()
+
+
+def test_the_model_process_checks_its_key_and_listens_on_loopback_only(model):
+    import httpx
+
+    process, _ = model
+    url = process.url()
+    assert url.startswith("http://127.0.0.1:")
+    assert httpx.get(f"{url}/models").status_code == 401
+    assert len(process.key) >= 32
+
+
+APP = """
+import sys, time
+from pathlib import Path
+from rag.llm import runner
+runner.stop_on_signals()
+process = runner.shared_process(Path("m.gguf"), 2, 4096)
+process.command = sys.argv[2:]
+process.url()
+print(process.process.pid, flush=True)
+if sys.argv[1] != "exit":
+    time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("end", ["exit", "SIGTERM", "SIGKILL"])
+def test_no_model_process_outlives_the_app(end, tmp_path):
+    """The app exits normally, is terminated, or is killed outright: the model goes too."""
+    app = subprocess.Popen(
+        [sys.executable, "-c", APP, end, *FAKE_SERVER],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=os.environ | {"PYTHONPATH": str(REPO)},
+    )
+    model_pid = int(app.stdout.readline())
+    if end != "exit":
+        assert alive(model_pid)
+        app.send_signal(getattr(signal, end))
+    app.wait(10)
+    assert wait_until(lambda: not alive(model_pid), timeout=5), f"model process left after {end}"
