@@ -164,3 +164,21 @@ def test_bundled_local_model_answers_a_seed_question_with_the_right_title(seed_i
     _, answer = run(Answerer(settings, retriever=retriever), PRICING_QUESTION)
     assert answer.backend == "local" and not answer.notices
     assert PRICING in [c.title for c in answer.citations]
+
+
+def test_ctrl_c_in_the_terminal_chat_stops_the_answer_not_the_chat(answerer_with, monkeypatch, capsys):
+    from rag import cli
+
+    class Interrupted(FakeBackend):
+        def stream(self, prompt):
+            yield "BayesCoxCP prices "
+            raise KeyboardInterrupt
+
+    questions = iter([PRICING_QUESTION, PRICING_QUESTION])
+    answerers = iter([answerer_with(backend=Interrupted())])
+    monkeypatch.setattr(cli, "answerer_for", lambda backend: next(answerers))
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(questions))
+    with pytest.raises(StopIteration):  # the chat asked for a third question: it went on
+        cli.chat_command(backend=None)
+    out = capsys.readouterr().out
+    assert "BayesCoxCP prices  [stopped: this partial draft was not checked]" in out

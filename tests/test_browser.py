@@ -5,12 +5,15 @@ copy the screenshot there (the README's picture is made this way)."""
 
 import os
 import shutil
+import threading
+import time
 
 import pytest
 
-from tests.conftest import free_port
+from rag.answer.pipeline import Answerer
+from rag.llm.fake import FakeBackend
+from tests.conftest import BUNDLED_MODEL, free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
-from tests.conftest import BUNDLED_MODEL
 from ui.app import Chat, launch
 
 CHROMIUM = "/usr/bin/chromium"
@@ -83,3 +86,49 @@ def test_hostile_text_stays_inert_in_the_browser(app_url, page):
     assert page.evaluate("window.pwned") is None
     assert page.query_selector("#chat a[href^='http://evil']") is None
     assert page.query_selector("#chat img[src='x']") is None
+
+
+class EndlessBackend(FakeBackend):
+    """The first answer streams a word every 0.2 s for a minute (until stopped); later answers
+    come at once. Records when a stream is closed, as a model server sees its client leave."""
+
+    def __init__(self):
+        super().__init__()
+        self.closed, self.calls = threading.Event(), 0
+
+    def stream(self, prompt):
+        self.calls += 1
+        if self.calls > 1:
+            yield from super().stream(prompt)
+            return
+        try:
+            for _ in range(300):
+                time.sleep(0.2)
+                yield "more "
+        finally:
+            self.closed.set()
+
+
+def test_stop_ends_the_answer_keeps_the_draft_and_frees_the_queue(seed_index, retriever, page):
+    backend = EndlessBackend()
+    settings = seed_index.model_copy(update={"ui_port": free_port()})
+    answerer = Answerer(settings, retriever=retriever, backend=backend)
+    chat = Chat(settings, retriever, {"fake": None}, answerers={"fake": answerer})
+    demo = launch(settings.model_copy(update={"llm_backend": "fake"}), chat, block=False)
+    try:
+        page.goto(demo.local_url)
+        page.fill("#question textarea", PRICING_QUESTION)
+        page.click("#ask")
+        page.wait_for_function("document.querySelector('#chat .rag-draft')?.innerText.length > 20")
+        started = time.monotonic()
+        page.click("#stop")
+        page.wait_for_selector("#chat .rag-stopped", timeout=10_000)
+        assert backend.closed.wait(10), "the generation was not ended"
+        print(f"stopped after {time.monotonic() - started:.2f} s")
+        assert "more more" in page.inner_text("#chat"), "the partial draft stays"
+        page.fill("#question textarea", PRICING_QUESTION)
+        page.click("#ask")  # the one queue slot is free again: the next question is answered
+        references = page.wait_for_selector("#chat .rag-refs", timeout=30_000)
+        assert PRICING in references.inner_text()
+    finally:
+        demo.close()

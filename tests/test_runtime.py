@@ -8,13 +8,14 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from rag.answer.pipeline import Answerer
 from rag.llm.base import BackendError
 from rag.llm.runner import ModelProcess
-from tests.conftest import REPO
+from tests.conftest import REPO, free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
 
 FAKE_SERVER = [sys.executable, str(REPO / "tests" / "fake_model_server.py")]
@@ -116,3 +117,70 @@ def test_no_model_process_outlives_the_app(end, tmp_path):
         app.send_signal(getattr(signal, end))
     app.wait(10)
     assert wait_until(lambda: not alive(model_pid), timeout=5), f"model process left after {end}"
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.slow
+def test_the_real_ui_survives_its_model_being_killed_and_leaves_no_model_behind(seed_index):
+    """`rag ui` on the bundled model: answers come from the model; `kill -9` of the model
+    process mid-answer gives a visible extractive fallback and the UI lives on; the next answer
+    comes from the restarted model; stopping the UI stops the model."""
+    from gradio_client import Client
+
+    port = free_port()
+    env = os.environ | {
+        "RAG_DATA_DIR": str(seed_index.data_dir),
+        "RAG_LLM_BACKEND": "local",
+        "RAG_UI_PORT": str(port),
+    }
+    ui = subprocess.Popen([sys.executable, "-m", "rag", "ui"], env=env, cwd=REPO)
+    try:
+        assert wait_until(lambda: serving(port) and model_pid(ui.pid), timeout=180)
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        first = client.predict(PRICING_QUESTION, api_name="/ask")
+        assert first["backend"] == "local" and not first["notices"]
+        assert PRICING in [c["title"] for c in first["citations"]]
+
+        model = model_pid(ui.pid)
+        job = client.submit(PRICING_QUESTION, api_name="/ask")
+        time.sleep(2)  # the model is reading the prompt
+        os.kill(model, signal.SIGKILL)
+        fallback = job.result(timeout=300)
+        assert fallback["backend"] == "extractive" and fallback["citations"]
+        assert "killed by SIGKILL" in fallback["notices"][0]
+
+        after = client.predict(PRICING_QUESTION, api_name="/ask")
+        assert after["backend"] == "local" and not after["notices"]
+        restarted = model_pid(ui.pid)
+        assert restarted and restarted != model and ui.poll() is None
+    finally:
+        ui.terminate()
+        ui.wait(30)
+    assert wait_until(lambda: not alive(restarted), timeout=10), "the model outlived the UI"
+
+
+def model_pid(parent: int) -> int | None:
+    for pid in children(parent):
+        if "rag.llm.serve" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace"):
+            return pid
+    return None
+
+
+def serving(port: int) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/", timeout=2).is_success
+    except httpx.HTTPError:
+        return False

@@ -32,7 +32,8 @@ def last(events):
 def test_a_turn_streams_a_draft_then_the_checked_answer_and_its_sources(seed_index, retriever):
     chat = chat_with(seed_index, retriever)
     events = list(chat.respond(PRICING_QUESTION, [], [], "fake", 5))
-    drafts = [messages[-1]["content"] for messages, *_ in events[:-1]]
+    assert [m["role"] for m in events[0][0]] == ["user"]  # the question shows at once
+    drafts = [messages[-1]["content"] for messages, *_ in events[1:-1]]
     assert len(drafts) > 3 and all("rag-draft" in d for d in drafts)
     messages, turns, sources, box = events[-1]
     assert [m["role"] for m in messages] == ["user", "assistant"] and box == ""
@@ -111,6 +112,20 @@ def test_backend_failing_mid_answer_falls_back_visibly(seed_index, retriever):
     assert turns[0].backend == "extractive"
     assert render.inert("closed the stream") in messages[-1]["content"]
     assert "rag-notice" in messages[-1]["content"]
+
+
+def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
+    chat = chat_with(seed_index, retriever)
+    events = chat.respond(PRICING_QUESTION, [], [], "fake", 5)
+    next(events), next(events)  # the question, then the first words of the draft
+    messages, turns, *_ = next(events)
+    events.close()  # what Gradio does to the generation when Stop cancels it
+    stopped, turns = chat.stop(messages, turns)
+    assert render.GENERATING not in stopped[-1]["content"] and "rag-stopped" in stopped[-1]["content"]
+    assert stopped[-1]["content"].startswith(messages[-1]["content"].split("<div class=\"rag-meta")[0])
+    assert turns == [None]  # the stopped turn has no checked answer, and no sources
+    done, done_turns, *_ = last(chat.respond(PRICING_QUESTION, stopped, turns, "fake", 5))
+    assert chat.stop(done, done_turns) == (gr.skip(), gr.skip())  # nothing left to stop
 
 
 def test_empty_question_makes_no_turn(seed_index, retriever):

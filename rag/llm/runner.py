@@ -66,11 +66,16 @@ class ModelProcess:
                 self._start()
             return self.base_url
 
-    def died(self) -> str | None:
-        """How the process ended, when it was started and is no longer running."""
-        if self.process is None or self.process.poll() is None:
+    def died(self, wait: float = 2.0) -> str | None:
+        """How the process ended, when it was started and has ended (waiting a moment: a
+        killed process's connections close just before its exit status is known)."""
+        process = self.process
+        if process is None:
             return None
-        return describe_exit(self.process.returncode)
+        try:
+            return describe_exit(process.wait(wait))
+        except subprocess.TimeoutExpired:
+            return None
 
     def restart_soon(self) -> None:
         """Start a new process in the background, so the next question finds it ready."""
@@ -95,7 +100,7 @@ class ModelProcess:
                     "host": "127.0.0.1",
                     "port": self.port,
                     "api_key": self.key,
-                    "interrupt_requests": True,
+                    "interrupt_requests": False,  # RAG_UI_CONCURRENCY > 1 queues, never cuts
                     "models": [
                         {
                             "model": str(self.model),
