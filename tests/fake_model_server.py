@@ -13,8 +13,8 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from rag.llm.serve import exit_with_parent  # noqa: E402 - the real model process's watchdog
-from tests.fake_servers import QuietHandler, chunk_line  # noqa: E402
+from rag.llm.serve import exit_with_parent
+from tests.fake_servers import QuietHandler, chunk_line
 
 REPLY = "BayesCoxCP prices products with a Bayesian proportional hazards model [1]."
 WORD_DELAY_S = 0.3

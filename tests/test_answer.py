@@ -166,7 +166,9 @@ def test_bundled_local_model_answers_a_seed_question_with_the_right_title(seed_i
     assert PRICING in [c.title for c in answer.citations]
 
 
-def test_ctrl_c_in_the_terminal_chat_stops_the_answer_not_the_chat(answerer_with, monkeypatch, capsys):
+def test_ctrl_c_in_the_terminal_chat_stops_the_answer_not_the_chat(
+    answerer_with, monkeypatch, capsys
+):
     from rag import cli
 
     class Interrupted(FakeBackend):

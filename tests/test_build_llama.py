@@ -47,8 +47,10 @@ def fake_build(tmp_path, monkeypatch):
     runner = [
         sys.executable,
         "-c",
-        "import os, signal, sys; "
-        "os.kill(os.getpid(), signal.SIGSEGV) if 'AVX512=ON' in open(sys.argv[1]).read() else None",
+        (
+            "import os, signal, sys; "
+            "os.kill(os.getpid(), signal.SIGSEGV) if 'AVX512=ON' in open(sys.argv[1]).read() else None"
+        ),
         str(installed),
     ]
     return builds, runner, installer

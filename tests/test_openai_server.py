@@ -10,9 +10,8 @@ import pytest
 from pydantic import SecretStr
 
 from rag.answer.pipeline import Answerer
-from tests.conftest import free_port
+from tests.conftest import BUNDLED_MODEL, free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
-from tests.conftest import BUNDLED_MODEL
 
 pytestmark = pytest.mark.slow
 

@@ -121,8 +121,12 @@ def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
     messages, turns, *_ = next(events)
     events.close()  # what Gradio does to the generation when Stop cancels it
     stopped, turns = chat.stop(messages, turns)
-    assert render.GENERATING not in stopped[-1]["content"] and "rag-stopped" in stopped[-1]["content"]
-    assert stopped[-1]["content"].startswith(messages[-1]["content"].split("<div class=\"rag-meta")[0])
+    assert (
+        render.GENERATING not in stopped[-1]["content"] and "rag-stopped" in stopped[-1]["content"]
+    )
+    assert stopped[-1]["content"].startswith(
+        messages[-1]["content"].split('<div class="rag-meta')[0]
+    )
     assert turns == [None]  # the stopped turn has no checked answer, and no sources
     done, done_turns, *_ = last(chat.respond(PRICING_QUESTION, stopped, turns, "fake", 5))
     assert chat.stop(done, done_turns) == (gr.skip(), gr.skip())  # nothing left to stop

@@ -136,7 +136,10 @@ class Chat:
             return gr.skip(), gr.skip()  # nothing was being answered
         if messages[-1]["role"] == "assistant":
             shown = content_text(messages[-1]["content"])
-            messages = [*messages[:-1], {"role": "assistant", "content": render.stopped_html(shown)}]
+            messages = [
+                *messages[:-1],
+                {"role": "assistant", "content": render.stopped_html(shown)},
+            ]
         else:
             messages = [*messages, {"role": "assistant", "content": render.stopped_html(None)}]
         return messages, [*turns, None]

@@ -47,7 +47,9 @@ class Answerer:
         from rag.index.embedder import StoredSentences, embedder_from_settings
 
         self.settings = settings
-        embedder = embedder or (retriever.embedder if retriever else embedder_from_settings(settings))
+        embedder = embedder or (
+            retriever.embedder if retriever else embedder_from_settings(settings)
+        )
         self.retriever = retriever or Retriever(settings, embedder=embedder)
         self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
@@ -133,7 +135,9 @@ class Answerer:
                 pieces.append(piece)
                 yield piece
         except Exception as error:  # noqa: BLE001 - any backend failure falls back, visibly
-            reason = str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
+            reason = (
+                str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
+            )
             notice = (
                 f"The {backend_name} backend failed: {reason.rstrip('.')}. "
                 "Showing the extractive answer (no LLM) instead."

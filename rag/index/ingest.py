@@ -126,7 +126,9 @@ def _write_sentences(papers: list[Paper], store: ChromaStore, chunker: Chunker) 
     """Embed the papers' evidence sentences that the store does not have yet. Written before
     a paper's chunks, so a paper that is indexed always has its sentences."""
     for start in range(0, len(papers), CHUNKS_PER_WRITE):
-        wanted = {s for p in papers[start : start + CHUNKS_PER_WRITE] for s in evidence_sentences(p)}
+        wanted = {
+            s for p in papers[start : start + CHUNKS_PER_WRITE] for s in evidence_sentences(p)
+        }
         texts = sorted(wanted - store.known_sentences(sorted(wanted)))
         if texts:
             store.write_sentences(texts, chunker.embedder.embed(texts))

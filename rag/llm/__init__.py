@@ -44,11 +44,11 @@ def availability(settings: Settings, names: tuple[str, ...] = BACKEND_NAMES[:4])
 
 
 __all__ = [
-    "availability",
     "BACKEND_NAMES",
     "BackendError",
     "LLMBackend",
     "Prompt",
+    "availability",
     "load_backend",
     "registry",
 ]

@@ -192,5 +192,3 @@ def stop_on_signals() -> None:
     """Turn SIGTERM into a normal exit, so atexit stops the model process (no orphans)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-
-
