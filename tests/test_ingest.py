@@ -126,3 +126,42 @@ def test_bm25_index_is_rebuilt_only_when_the_store_changes(settings, tmp_path):
     assert {p.title for p in lexical.papers} == {"A", "B"}
     beta_id = next(p.paper_id for p in lexical.papers if p.title == "B")
     assert lexical.search("beta", 5)[0][0] == f"{beta_id}#0"
+
+
+def test_abstract_sentences_are_embedded_at_ingest_and_only_looked_up_when_answering(
+    settings, tmp_path
+):
+    from rag.answer.pipeline import Answerer
+    from rag.index.embedder import FakeEmbedder
+    from rag.llm import load_backend
+    from rag.sentences import evidence_sentences
+
+    corpus = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}", 80)} for n in range(3)],
+    )
+    run_ingest(settings, [corpus], show_progress=False)
+    store = open_store(settings)
+    papers = store.papers()
+    sentences = [s for paper in papers for s in evidence_sentences(paper)]
+    assert set(store.sentence_vectors(sentences)) == set(sentences)
+
+    class Counting(FakeEmbedder):
+        texts: list[str] = []
+
+        def embed(self, texts):
+            self.texts += texts
+            return super().embed(texts)
+
+    embedder = Counting()
+    answerer = Answerer(settings.model_copy(update={"min_relevance": 0.0}), embedder=embedder)
+    answerer._backend = load_backend("extractive", answerer.settings, answerer.embedder)
+    *_, answer = answerer.ask("What is new for topic 1?")
+    assert answer.citations and not answer.abstained
+    assert embedder.texts and not set(embedder.texts) & set(sentences)  # question and claims only
+
+    # an index from before sentence vectors gets them on the next ingest
+    store.client.delete_collection(f"{store.name}-sentences")
+    del store._sentences
+    report = run_ingest(settings, [corpus], show_progress=False)
+    assert report.unchanged == 3 and set(store.sentence_vectors(sentences)) == set(sentences)

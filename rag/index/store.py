@@ -266,6 +266,8 @@ class ChromaStore:
     def known_sentences(self, texts: list[str]) -> set[str]:
         """Which of these sentences already have a stored vector."""
         keys = {sentence_key(text): text for text in texts}
+        if not keys:
+            return set()
         found = self._sentences.get(ids=list(keys), include=[])
         return {keys[key] for key in found["ids"]}
 
@@ -273,6 +275,8 @@ class ChromaStore:
     def sentence_vectors(self, texts: list[str]) -> dict[str, list[float]]:
         """Stored vectors of those sentences that have one, by text."""
         keys = {sentence_key(text): text for text in texts}
+        if not keys:
+            return {}
         found = self._sentences.get(ids=list(keys), include=["embeddings"])
         return {keys[key]: vector for key, vector in zip(found["ids"], found["embeddings"])}
 
