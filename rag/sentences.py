@@ -57,3 +57,28 @@ def evidence_sentences(paper) -> list[str]:
     """What answers are checked against: the metadata sentence, then the abstract's sentences
     (embedded once, at ingest)."""
     return [metadata_sentence(paper), *split_sentences(paper.abstract)]
+
+
+NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b")
+
+
+def title_name(title: str) -> str | None:
+    """The method's name when a title starts with one: 'FIRE: Frobenius-Isometry ...' -> 'FIRE'
+    (a single word with a capital letter, before the colon)."""
+    head, colon, _ = title.partition(":")
+    head = head.strip()
+    if colon and len(head) >= 3 and " " not in head and any(c.isupper() for c in head):
+        return head
+    return None
+
+
+def name_tokens(text: str) -> set[str]:
+    """Words written like names of methods, models or datasets: 'AnaCP', 'DeltaZero', 'RFT-Inf',
+    'SIGMA', 'ResNet-18' (a part with two capitals or more; a bare acronym needs four letters).
+    Title-case compounds ('Few-Shot') are not names."""
+    return {
+        word
+        for word in NAME.findall(text)
+        if any(sum(c.isupper() for c in part) >= 2 for part in word.split("-"))
+        and (len(word) >= 4 or not word.isupper())
+    }

@@ -66,6 +66,31 @@ def test_exact_method_name_ranks_its_paper_first(retriever):
         assert titles(found)[0] == PRICING, mode
 
 
+def test_name_like_words_are_told_from_title_case_words():
+    from rag.sentences import name_tokens, title_name
+
+    text = "AnaCP beats SGD on ImageNet-1k with ResNet-18, a Few-Shot SIGMA-style RFT-Inf trick"
+    assert name_tokens(text) == {"AnaCP", "ImageNet-1k", "ResNet-18", "SIGMA-style", "RFT-Inf"}
+    assert title_name("FIRE: Frobenius-Isometry Reinitialization") == "FIRE"
+    assert title_name("Cut Less, Fold More: Model Compression") is None
+
+
+def test_a_named_method_makes_its_paper_fully_relevant(retriever):
+    """Short questions that name a method have a low cosine with any chunk; the name (from the
+    title, or a name-like word only its abstract uses) is what makes the paper relevant."""
+    cases = {
+        "What is AnaCP?": "AnaCP:",  # the title's name
+        "How does FIRE balance stability and plasticity?": "FIRE:",
+        "DeltaZero — what problem does it solve?": None,  # only its abstract names it
+    }
+    for question, title_start in cases.items():
+        top = retriever.search(question, 3)[0]
+        assert top.relevance == 1.0, question
+        if title_start:
+            assert top.paper.title.startswith(title_start)
+    assert retriever.search("forest fire spread prediction", 3)[0].relevance < 0.37  # not 'FIRE'
+
+
 def test_paraphrase_without_acronyms_finds_the_paper(retriever):
     question = (
         "Which work sets prices for products when only a few discrete price levels are allowed?"

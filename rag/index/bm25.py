@@ -8,13 +8,20 @@ from pathlib import Path
 
 from rag.errors import StoreError
 from rag.models import Paper
+from rag.sentences import name_tokens, title_name
 
-MANIFEST, CHUNK_IDS, CATALOG = "manifest.json", "chunk_ids.json", "papers.jsonl"
+MANIFEST, CHUNK_IDS, CATALOG, NAMES = (
+    "manifest.json",
+    "chunk_ids.json",
+    "papers.jsonl",
+    "names.json",
+)
+FORMAT = 2  # 2: names.json; a new format rebuilds the index on the next ingest
 
 
 def fingerprint(paper_hashes: dict[str, str]) -> str:
     """Identifies the exact set of indexed paper versions."""
-    joined = "\n".join(f"{pid}:{h}" for pid, h in sorted(paper_hashes.items()))
+    joined = "\n".join([f"format {FORMAT}", *(f"{p}:{h}" for p, h in sorted(paper_hashes.items()))])
     return hashlib.sha256(joined.encode()).hexdigest()[:16]
 
 
@@ -68,6 +75,7 @@ def build(
     with (staging / CATALOG).open("w") as catalog:
         for paper in papers:
             catalog.write(paper.model_dump_json(exclude={"abstract"}) + "\n")
+    (staging / NAMES).write_text(json.dumps(method_names(papers)))
     (staging / MANIFEST).write_text(
         json.dumps(
             {"fingerprint": fingerprint(paper_hashes), "chunks": len(rows), "papers": len(papers)}
@@ -81,6 +89,20 @@ def build(
     shutil.rmtree(retired, ignore_errors=True)
 
 
+def method_names(papers: list[Paper]) -> dict[str, list[str]]:
+    """Names a question may call a paper by: the name its title starts with ('AnaCP: ...'),
+    and name-like words of its title and abstract that no other paper uses ('DeltaZero')."""
+    names: dict[str, set[str]] = {}
+    for paper in papers:
+        for name in name_tokens(f"{paper.title} {paper.abstract}"):
+            names.setdefault(name, set()).add(paper.paper_id)
+    distinctive = {name: pids for name, pids in names.items() if len(pids) == 1}
+    for paper in papers:
+        if name := title_name(paper.title):
+            distinctive[name] = names.get(name, set()) | {paper.paper_id}
+    return {name: sorted(pids) for name, pids in sorted(distinctive.items())}
+
+
 class BM25Index:
     """A loaded BM25 index: chunk-level search with an optional per-chunk mask."""
 
@@ -92,6 +114,8 @@ class BM25Index:
             Paper(abstract="", **json.loads(line))
             for line in (directory / CATALOG).read_text().splitlines()
         ]
+        names = directory / NAMES
+        self.names: dict[str, list[str]] = json.loads(names.read_text()) if names.is_file() else {}
         self.model = None
         if self.chunk_ids:
             import bm25s

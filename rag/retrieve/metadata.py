@@ -59,11 +59,13 @@ LABEL_CUES = {
 
 
 class MetadataIndex:
-    """Full author names and area/subarea labels, each mapped to the ids of its papers."""
+    """Full author names, area/subarea labels and method names (`bm25.method_names`), each
+    mapped to the ids of its papers."""
 
-    def __init__(self, papers: list[Paper]):
+    def __init__(self, papers: list[Paper], names: dict[str, list[str]] | None = None):
         self.authors: dict[str, set[str]] = {}
         self.labels: dict[str, set[str]] = {}
+        self.names = {name: set(pids) for name, pids in (names or {}).items()}
         for paper in papers:
             for author in paper.authors:
                 if " " in (key := words_key(author)):  # a lone surname is too ambiguous
@@ -73,12 +75,14 @@ class MetadataIndex:
                     self.labels.setdefault(words_key(label), set()).add(paper.paper_id)
 
     def mentioned(self, query: str) -> list[str]:
-        """Papers whose author the query names, or whose area label it asks about, most
-        mentions first."""
+        """Papers whose author or method the query names, or whose area label it asks about,
+        most mentions first. Method names match as written ('FIRE', not 'fire')."""
+        tokens = set(re.findall(r"[\w-]+", query))
+        named = [pid for name, pids in self.names.items() if name in tokens for pid in pids]
         words = words_key(query).split()
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
-        counts: dict[str, int] = {}
+        counts: dict[str, int] = dict.fromkeys(named, 1)
         for index in indexes:
             for gram in grams:
                 for pid in index.get(gram, ()):

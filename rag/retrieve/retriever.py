@@ -44,7 +44,7 @@ class Retriever:
         self.catalog = {paper.paper_id: paper for paper in self.lexical.papers}
         self.embedder = embedder or embedder_from_settings(settings)
         self.chunk_papers = np.array([c.rsplit("#", 1)[0] for c in self.lexical.chunk_ids])
-        self.metadata = MetadataIndex(self.lexical.papers)
+        self.metadata = MetadataIndex(self.lexical.papers, self.lexical.names)
 
     def search(
         self, query: str, k: int = 5, mode: Mode = "hybrid", filters: Filters | None = None
