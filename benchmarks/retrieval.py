@@ -59,8 +59,11 @@ def main() -> None:
     parser.add_argument("--synthetic", type=int, default=0)
     parser.add_argument("--data-dir", help="reuse (or create) the index here")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--query-only", action="store_true",
-                        help="query the index already in --data-dir without re-ingesting")
+    parser.add_argument(
+        "--query-only",
+        action="store_true",
+        help="query the index already in --data-dir without re-ingesting",
+    )
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     args = parser.parse_args()
     embedder = load_embedder("all-MiniLM-L6-v2")

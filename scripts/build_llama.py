@@ -22,19 +22,27 @@ VERSION = "0.3.36"
 REQUIREMENT = f"llama-cpp-python[server]=={VERSION}"
 BASELINE = ["AVX", "AVX2", "FMA", "F16C", "BMI2"]
 # ggml option -> the /proc/cpuinfo flag(s) it needs; AMX is never enabled
+AVX512 = [
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512dq",
+    "avx512cd",
+]  # what GGML_AVX512 compiles for
 OPTIONAL = {
     "AVX_VNNI": ["avx_vnni"],
-    "AVX512": ["avx512f"],
-    "AVX512_VBMI": ["avx512f", "avx512vbmi"],
-    "AVX512_VNNI": ["avx512f", "avx512_vnni"],
-    "AVX512_BF16": ["avx512f", "avx512_bf16"],
+    "AVX512": AVX512,
+    "AVX512_VBMI": [*AVX512, "avx512vbmi"],
+    "AVX512_VNNI": [*AVX512, "avx512_vnni"],
+    "AVX512_BF16": [*AVX512, "avx512_bf16"],
 }
 STAMP = Path(sys.prefix) / ".rag-llama-build.json"
-SMOKE = (
+SMOKE = (  # a 64-token prompt runs the batched matrix kernels, where a wrong ISA faults
     "import sys; from llama_cpp import Llama; "
-    "m = Llama(sys.argv[1], n_ctx=64, n_threads=2, verbose=False); "
-    "m.create_completion('Hello', max_tokens=1)"
+    "m = Llama(sys.argv[1], n_ctx=256, n_threads=2, verbose=False); "
+    "m.create_completion('Hello there. ' * 21, max_tokens=1)"
 )
+SMOKE_TIMEOUT_S = 600
 
 
 def cpu_flags(cpuinfo: str | None = None) -> set[str]:
@@ -73,43 +81,47 @@ def mark_checked(model: Path) -> None:
 
 
 def pip_install(args: str) -> None:
-    """Build and install llama-cpp-python with these CMake arguments (never from pip's cache)."""
+    """Build and install llama-cpp-python with these CMake arguments (never from pip's cache),
+    then the server extra's own dependencies (from pip's cache as usual)."""
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     env = os.environ | {"CMAKE_ARGS": args, "FORCE_CMAKE": "1"}
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    command += ["--no-cache-dir", "--force-reinstall", "--no-deps", REQUIREMENT]
-    subprocess.run(command, env=env, check=True)
-    # the server extra's own dependencies, from pip's cache as usual
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run(command + [REQUIREMENT], check=True)
+    subprocess.run(
+        [*pip, "--no-cache-dir", "--force-reinstall", "--no-deps", REQUIREMENT], env=env, check=True
+    )
+    subprocess.run([*pip, REQUIREMENT], check=True)
 
 
-def build(sets: list[str], reason: str, installer=pip_install) -> None:
+def build(sets: list[str], wanted: list[str], reason: str, installer=pip_install) -> None:
+    """Install a build with `sets`, recording what this CPU wanted (to tell when to rebuild)."""
     print(f"Building llama.cpp ({reason}): {' '.join(sets)} (no AMX, not -march=native)...")
     installer(cmake_args(sets))
-    STAMP.write_text(json.dumps({"version": VERSION, "cpu": sorted(cpu_flags()), "sets": sets}))
+    STAMP.write_text(json.dumps({"version": VERSION, "wanted": cmake_args(wanted), "sets": sets}))
 
 
 def install(installer=pip_install) -> list[str]:
-    """Build for this CPU unless the installed build was made here for the same CPU flags."""
+    """Build for this CPU unless the installed build was made for what this CPU wants now (a
+    new CPU, a new version or new flags here rebuild it)."""
     stamp, wanted = read_stamp(), instruction_sets(cpu_flags())
-    if stamp.get("version") == VERSION and stamp.get("cpu") == sorted(cpu_flags()):
+    if stamp.get("version") == VERSION and stamp.get("wanted") == cmake_args(wanted):
         return stamp["sets"]  # may be the baseline after a crash: keep it, don't retry
-    build(wanted, "for this CPU", installer)
+    build(wanted, wanted, "for this CPU", installer)
     return wanted
 
 
 def smoke(model: Path, command: list[str] | None = None) -> str | None:
     """None when a one-token generation works in a fresh process, else how it died."""
     command = command or [sys.executable, "-c", SMOKE, str(model)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    try:
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=SMOKE_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return f"killed: no token within {SMOKE_TIMEOUT_S} s"
     if result.returncode == 0:
         return None
-    how = (
-        f"killed by signal {-result.returncode}"
-        if result.returncode < 0
-        else f"exit {result.returncode}"
-    )
-    return f"{how}: {result.stderr.strip()[-300:]}"
+    if result.returncode > 0:  # a Python error (a broken model file?), not a faulting build
+        raise SystemExit(f"The llama.cpp smoke test failed on {model}: {result.stderr[-300:]}")
+    return f"killed by signal {-result.returncode}: {result.stderr.strip()[-300:]}"
 
 
 def check(model: Path, installer=pip_install, command: list[str] | None = None) -> list[str]:
@@ -127,7 +139,7 @@ def check(model: Path, installer=pip_install, command: list[str] | None = None) 
     if sets == BASELINE:
         raise SystemExit(f"The baseline llama.cpp build cannot run {model} ({failure}).")
     print(f"The llama.cpp build {' '.join(sets)} died on a one-token generation ({failure}).")
-    build(BASELINE, "fallback to the baseline", installer)
+    build(BASELINE, instruction_sets(cpu_flags()), "fallback to the baseline", installer)
     failure = smoke(model, command)
     if failure is not None:
         raise SystemExit(f"The baseline llama.cpp build cannot run {model} ({failure}).")

@@ -21,7 +21,8 @@ WORD_DELAY_S = 0.3
 
 
 def main() -> None:
-    threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    parent = int(os.environ.get("RAG_MODEL_PARENT_PID", os.getppid()))
+    threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     config = json.loads(Path(sys.argv[1]).read_text())
     bearer = f"Bearer {config['api_key']}"
 
@@ -47,10 +48,14 @@ def main() -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            for word in REPLY.split(" "):
-                self.wfile.write(chunk_line(word))
-                self.wfile.flush()
-                time.sleep(WORD_DELAY_S)
+            try:
+                for word in REPLY.split(" "):
+                    self.wfile.write(chunk_line(word))
+                    self.wfile.flush()
+                    time.sleep(WORD_DELAY_S)
+            except (BrokenPipeError, ConnectionResetError):
+                print("client hung up", flush=True)  # as llama.cpp's server stops generating
+                return
             self.wfile.write(chunk_line(None, finish_reason="stop") + b"data: [DONE]\n\n")
 
     ThreadingHTTPServer((config["host"], config["port"]), Handler).serve_forever()

@@ -13,9 +13,11 @@ spec = importlib.util.spec_from_file_location("build_llama", REPO / "scripts" / 
 build_llama = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build_llama)
 
-AMX_CPU = "flags\t\t: fpu sse2 avx avx2 fma f16c bmi2 avx512f avx512bw avx512vl avx512_vnni " + (
-    "avx512vbmi avx512_bf16 avx_vnni amx_tile amx_int8 amx_bf16\n"
+AMX_CPU = (
+    "flags\t\t: fpu sse2 avx avx2 fma f16c bmi2 avx512f avx512bw avx512vl avx512dq avx512cd "
+    + ("avx512_vnni avx512vbmi avx512_bf16 avx_vnni amx_tile amx_int8 amx_bf16\n")
 )
+AVX512F_ONLY = "flags\t\t: fpu sse2 avx avx2 fma f16c bmi2 avx512f\n"
 AVX2_CPU = "processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma f16c bmi2\n"
 
 
@@ -29,6 +31,8 @@ def test_an_amx_cpu_gets_the_avx512_family_and_never_amx():
 
 def test_an_avx2_cpu_gets_the_baseline():
     assert build_llama.instruction_sets(build_llama.cpu_flags(AVX2_CPU)) == build_llama.BASELINE
+    # GGML_AVX512 compiles for F, BW, VL, DQ and CD: F alone is not enough
+    assert build_llama.instruction_sets(build_llama.cpu_flags(AVX512F_ONLY)) == build_llama.BASELINE
 
 
 @pytest.fixture
@@ -75,7 +79,26 @@ def test_a_build_that_dies_is_replaced_by_the_baseline(fake_build, tmp_path, cap
 
 def test_a_baseline_build_that_dies_stops_setup_with_the_reason(fake_build, tmp_path):
     _, _, installer = fake_build
-    build_llama.build(build_llama.BASELINE, "test", installer)
-    dying = [sys.executable, "-c", "import sys; sys.exit('cannot load model')"]
-    with pytest.raises(SystemExit, match="baseline llama.cpp build cannot run .*exit 1"):
-        build_llama.check(tmp_path / "model.gguf", installer, dying)
+    build_llama.build(build_llama.BASELINE, build_llama.BASELINE, "test", installer)
+    faulting = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
+    with pytest.raises(SystemExit, match="baseline llama.cpp build cannot run .*signal 11"):
+        build_llama.check(tmp_path / "model.gguf", installer, faulting)
+
+
+def test_a_smoke_test_that_fails_without_faulting_is_not_a_build_problem(fake_build, tmp_path):
+    builds, _, installer = fake_build
+    build_llama.install(installer)
+    broken_model = [sys.executable, "-c", "import sys; sys.exit('cannot load model')"]
+    with pytest.raises(SystemExit, match="smoke test failed .*cannot load model"):
+        build_llama.check(tmp_path / "model.gguf", installer, broken_model)
+    assert len(builds) == 1  # no pointless rebuild
+
+
+def test_new_build_flags_here_mean_a_new_build(fake_build, monkeypatch):
+    builds, _, installer = fake_build
+    build_llama.install(installer)
+    build_llama.install(installer)
+    assert len(builds) == 1
+    monkeypatch.setattr(build_llama, "BASELINE", [*build_llama.BASELINE, "SSE42"])
+    build_llama.install(installer)
+    assert len(builds) == 2 and "-DGGML_SSE42=ON" in builds[1]

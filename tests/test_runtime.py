@@ -70,6 +70,34 @@ def test_a_killed_model_process_falls_back_visibly_and_is_restarted(model):
     assert process.starts == 2 and process.process.pid != pid
 
 
+def test_a_stopped_answer_hangs_up_on_the_model_process(model):
+    process, answerer = model
+    stream = answerer.backend().stream(answerer_prompt(answerer))
+    assert next(stream).strip()  # the first word has arrived
+    stream.close()  # what Stop and Ctrl-C do
+    assert wait_until(lambda: "client hung up" in process.log_path.read_text(), timeout=5)
+
+
+def test_a_model_that_keeps_dying_is_not_restarted_forever(model):
+    process, answerer = model
+    for death in range(1, 4):
+        threading.Timer(1.0, lambda: os.kill(process.process.pid, signal.SIGKILL)).start()
+        *_, answer = answerer.ask(PRICING_QUESTION)
+        assert answer.backend == "extractive" and process.deaths == death
+    assert "3 times in a row" in answer.notices[0] and "not restarted" in answer.notices[0]
+    *_, after = answerer.ask(PRICING_QUESTION)  # no fourth start: a clear message instead
+    assert after.backend == "extractive" and "until the app restarts" in after.notices[0]
+    assert process.starts == 3
+
+
+def answerer_prompt(answerer):
+    from rag.answer.prompts import answer_messages
+    from rag.llm import Prompt
+
+    sources = answerer.retriever.search(PRICING_QUESTION, 2)
+    return Prompt(messages=answer_messages(PRICING_QUESTION, sources), sources=sources)
+
+
 def test_a_model_process_that_dies_while_loading_says_why(tmp_path):
     dying = [sys.executable, "-c", "print('error loading model: bad magic'); raise SystemExit(3)"]
     process = ModelProcess(tmp_path / "m.gguf", 2, 4096, command=dying)

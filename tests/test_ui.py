@@ -115,11 +115,21 @@ def test_backend_failing_mid_answer_falls_back_visibly(seed_index, retriever):
 
 
 def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+    class Closable(FakeBackend):
+        closed = False
+
+        def stream(self, prompt):
+            try:
+                yield from super().stream(prompt)
+            finally:
+                Closable.closed = True
+
+    chat = chat_with(seed_index, retriever, backend=Closable())
     events = chat.respond(PRICING_QUESTION, [], [], "fake", 5)
     next(events), next(events)  # the question, then the first words of the draft
     messages, turns, *_ = next(events)
     events.close()  # what Gradio does to the generation when Stop cancels it
+    assert Closable.closed  # the backend's stream was ended (a server sees the client leave)
     stopped, turns = chat.stop(messages, turns)
     assert (
         render.GENERATING not in stopped[-1]["content"] and "rag-stopped" in stopped[-1]["content"]

@@ -10,6 +10,7 @@ from rag.models import Paper, normalize_text
 from rag.sentences import evidence_sentences
 
 CHUNKS_PER_WRITE = 256
+PAPERS_PER_WRITE = 64  # papers whose sentences are embedded and written at once
 
 
 class IngestReport(BaseModel):
@@ -92,8 +93,9 @@ def ingest(
     from tqdm import tqdm
 
     plan = plan_ingest(papers, store.indexed_papers(), chunker.signature, prune)
-    if not store.has_sentences():  # an index from before sentence vectors: add them all
+    if not store.sentences_complete():  # a new index, or one from before sentence vectors
         _write_sentences(papers, store, chunker)
+        store.mark_sentences_complete()
     with tqdm(
         total=len(plan.write),
         desc="Indexing papers",
@@ -125,9 +127,9 @@ def _write(batch: list[tuple[Paper, list]], store: ChromaStore, chunker: Chunker
 def _write_sentences(papers: list[Paper], store: ChromaStore, chunker: Chunker) -> None:
     """Embed the papers' evidence sentences that the store does not have yet. Written before
     a paper's chunks, so a paper that is indexed always has its sentences."""
-    for start in range(0, len(papers), CHUNKS_PER_WRITE):
+    for start in range(0, len(papers), PAPERS_PER_WRITE):
         wanted = {
-            s for p in papers[start : start + CHUNKS_PER_WRITE] for s in evidence_sentences(p)
+            s for p in papers[start : start + PAPERS_PER_WRITE] for s in evidence_sentences(p)
         }
         texts = sorted(wanted - store.known_sentences(sorted(wanted)))
         if texts:

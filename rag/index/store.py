@@ -244,15 +244,26 @@ class ChromaStore:
 
     @functools.cached_property
     def _sentences(self):
-        return self.client.get_or_create_collection(
-            f"{self.name}-sentences",
-            metadata={"embedder": self.collection.metadata.get("embedder", "")},
-            embedding_function=None,
+        """The sentence vectors, a cache derived from the corpus: made anew when the embedder
+        changed. Its metadata says "complete" once every indexed paper's sentences are in."""
+        name, embedder = f"{self.name}-sentences", self.collection.metadata.get("embedder", "")
+        collection = self.client.get_or_create_collection(
+            name, metadata={"embedder": embedder}, embedding_function=None
         )
+        if (collection.metadata or {}).get("embedder") != embedder:
+            self.client.delete_collection(name)
+            collection = self.client.create_collection(
+                name, metadata={"embedder": embedder}, embedding_function=None
+            )
+        return collection
 
     @server_call
-    def has_sentences(self) -> bool:
-        return self._sentences.count() > 0 or self.count() == 0
+    def sentences_complete(self) -> bool:
+        return bool((self._sentences.metadata or {}).get("complete"))
+
+    @server_call
+    def mark_sentences_complete(self) -> None:
+        self._sentences.modify(metadata=(self._sentences.metadata or {}) | {"complete": True})
 
     @server_call
     def write_sentences(self, texts: list[str], embeddings) -> None:

@@ -55,17 +55,23 @@ class LocalBackend(OpenAICompatibleBackend):
     def stream(self, prompt: Prompt) -> Iterator[str]:
         self.check()
         self.url()  # a process that cannot start says why; one that dies later is restarted
+        serving = self.process.process
         try:
             yield from super().stream(prompt)
         except BackendError:
-            how = self.process.died()
+            how = self.process.died(serving)
             if how is None:
                 raise
-            self.process.restart_soon()
+            if not self.process.restart_soon():
+                raise BackendError(
+                    f"the local model process {how}, {self.process.deaths} times in a row, so it "
+                    f"is not restarted again ({self.process.log_tail()}); {self.fix}"
+                ) from None
             raise BackendError(
                 f"the local model process {how}; it is being restarted, and the next answer "
                 "comes from the model again"
             ) from None
+        self.process.deaths = 0
 
     def prompt_tokens(self, prompt: Prompt) -> int:
         """Tokens of the prompt's messages (without the chat template's few), for benchmarks."""

@@ -5,7 +5,9 @@ llama.cpp server on a free loopback port with a random API key. If it dies (segf
 import atexit
 import json
 import logging
+import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,7 +21,9 @@ from rag.llm.base import BackendError
 
 log = logging.getLogger(__name__)
 READY_TIMEOUT_S = 180.0
+MAX_DEATHS = 3  # in a row: then the model is not restarted again
 ALIAS = "local"
+PARENT_ENV = "RAG_MODEL_PARENT_PID"  # the model process exits when this process is gone
 
 
 def free_port() -> int:
@@ -44,13 +48,18 @@ class ModelProcess:
         self.model, self.threads, self.context = model, threads, context
         self.command = command or [sys.executable, "-m", "rag.llm.serve"]
         self.key = secrets.token_urlsafe(24)
-        self.folder = Path(tempfile.mkdtemp(prefix="rag-model-"))
-        self.log_path = self.folder / "server.log"
+        self.folder: Path | None = None  # config (with the key) and log; removed by stop()
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.starts = 0
-        self.last_exit: str | None = None  # how the previous process ended, if it died
+        self.deaths = 0  # in a row, without an answer in between
         self._lock = threading.Lock()
+
+    @property
+    def log_path(self) -> Path:
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="rag-model-"))
+        return self.folder / "server.log"
 
     @property
     def base_url(self) -> str:
@@ -62,14 +71,18 @@ class ModelProcess:
     def url(self) -> str:
         """The server's base URL, starting the process (and waiting until it answers) if needed."""
         with self._lock:
+            if self.deaths >= MAX_DEATHS:
+                raise BackendError(
+                    f"The local model process died {self.deaths} times in a row and is not "
+                    f"started again until the app restarts ({self.log_tail()})"
+                )
             if not self.running():
                 self._start()
             return self.base_url
 
-    def died(self, wait: float = 2.0) -> str | None:
-        """How the process ended, when it was started and has ended (waiting a moment: a
-        killed process's connections close just before its exit status is known)."""
-        process = self.process
+    def died(self, process: subprocess.Popen | None, wait: float = 2.0) -> str | None:
+        """How this process ended, if it has (waiting a moment: a killed process's connections
+        close just before its exit status is known)."""
         if process is None:
             return None
         try:
@@ -77,9 +90,14 @@ class ModelProcess:
         except subprocess.TimeoutExpired:
             return None
 
-    def restart_soon(self) -> None:
-        """Start a new process in the background, so the next question finds it ready."""
+    def restart_soon(self) -> bool:
+        """Start a new process in the background, so the next question finds it ready; False
+        (and no restart) after MAX_DEATHS deaths in a row: something is wrong with the model."""
+        self.deaths += 1
+        if self.deaths >= MAX_DEATHS:
+            return False
         threading.Thread(target=self._warm_quietly, daemon=True).start()
+        return True
 
     def _warm_quietly(self) -> None:
         try:
@@ -89,10 +107,10 @@ class ModelProcess:
 
     def _start(self) -> None:
         if self.process is not None:
-            self.last_exit = describe_exit(self.process.wait())
-            log.warning("The local model process %s; starting it again.", self.last_exit)
+            how = describe_exit(self.process.wait())
+            log.warning("The local model process %s; starting it again.", how)
         self.port = free_port()
-        config = self.folder / "server.json"
+        config = self.log_path.with_name("server.json")
         config.touch(mode=0o600)
         config.write_text(
             json.dumps(
@@ -120,6 +138,8 @@ class ModelProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C in the terminal stops an answer, not the model
+                env=os.environ | {PARENT_ENV: str(os.getpid())},
             )
         self.starts += 1
         self._wait_ready()
@@ -157,16 +177,18 @@ class ModelProcess:
         return " / ".join(last)[-400:] or "(empty log)"
 
     def stop(self) -> None:
-        """Stop the process (terminate, then kill after 5 s)."""
+        """Stop the process (terminate, then kill after 5 s) and remove its config and log."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
 
 _processes: dict[tuple, ModelProcess] = {}

@@ -17,7 +17,8 @@ def exit_with_parent(parent: int) -> None:
 
 
 def main() -> None:
-    threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    parent = int(os.environ.get("RAG_MODEL_PARENT_PID", os.getppid()))
+    threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = [sys.argv[0], "--config_file", sys.argv[1]]
