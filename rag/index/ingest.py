@@ -93,9 +93,9 @@ def ingest(
     from tqdm import tqdm
 
     plan = plan_ingest(papers, store.indexed_papers(), chunker.signature, prune)
-    if not store.sentences_complete():  # a new index, or one from before sentence vectors
-        _write_sentences(papers, store, chunker)
-        store.mark_sentences_complete()
+    complete = store.sentences_complete()
+    if complete and plan.write:  # until this run ends, a kill may leave papers without them
+        store.mark_sentences_complete(False)
     with tqdm(
         total=len(plan.write),
         desc="Indexing papers",
@@ -103,12 +103,17 @@ def ingest(
         disable=not show_progress or None,
     ) as bar:
         for batch in batches(plan.write, chunker):
-            _write_sentences([paper for paper, _ in batch], store, chunker)  # before the chunks
             written = _write(batch, store, chunker)
+            _write_sentences([paper for paper, _ in batch], store, chunker)
             old = set().union(*(plan.obsolete.get(paper.paper_id, set()) for paper, _ in batch))
             store.delete(sorted(old - written))
             bar.update(len(batch))
     store.delete(plan.removed)
+    if not complete:  # papers indexed before sentence vectors, or by a run that was cut short
+        writing = {paper.paper_id for paper in plan.write}
+        _write_sentences([p for p in papers if p.paper_id not in writing], store, chunker)
+    if not complete or plan.write:
+        store.mark_sentences_complete(True)
     return plan.report
 
 
@@ -125,8 +130,8 @@ def _write(batch: list[tuple[Paper, list]], store: ChromaStore, chunker: Chunker
 
 
 def _write_sentences(papers: list[Paper], store: ChromaStore, chunker: Chunker) -> None:
-    """Embed the papers' evidence sentences that the store does not have yet. Written before
-    a paper's chunks, so a paper that is indexed always has its sentences."""
+    """Embed the papers' evidence sentences that the store does not have yet (the store's
+    "complete" mark, set only when a run ends, says that every indexed paper has them)."""
     for start in range(0, len(papers), PAPERS_PER_WRITE):
         wanted = {
             s for p in papers[start : start + PAPERS_PER_WRITE] for s in evidence_sentences(p)

@@ -262,8 +262,8 @@ class ChromaStore:
         return bool((self._sentences.metadata or {}).get("complete"))
 
     @server_call
-    def mark_sentences_complete(self) -> None:
-        self._sentences.modify(metadata=(self._sentences.metadata or {}) | {"complete": True})
+    def mark_sentences_complete(self, complete: bool) -> None:
+        self._sentences.modify(metadata=(self._sentences.metadata or {}) | {"complete": complete})
 
     @server_call
     def write_sentences(self, texts: list[str], embeddings) -> None:
