@@ -103,6 +103,9 @@ def test_a_model_process_that_dies_while_loading_says_why(tmp_path):
     process = ModelProcess(tmp_path / "m.gguf", 2, 4096, command=dying)
     with pytest.raises(BackendError, match="exited with status 3 while loading.*bad magic"):
         process.url()
+    folder = process.folder
+    process.stop()
+    assert not folder.exists()  # its config (with the API key) and log are gone
 
 
 def test_the_model_process_checks_its_key_and_listens_on_loopback_only(model):
