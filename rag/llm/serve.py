@@ -17,7 +17,9 @@ def exit_with_parent(parent: int) -> None:
 
 
 def main() -> None:
-    parent = int(os.environ.get("RAG_MODEL_PARENT_PID", os.getppid()))
+    from rag.llm.runner import PARENT_ENV
+
+    parent = int(os.environ.get(PARENT_ENV, os.getppid()))
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     from llama_cpp.server.__main__ import main as serve
 
