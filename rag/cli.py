@@ -197,7 +197,7 @@ def chat_command(
             continue
         history += [
             Message(role="user", content=question),
-            Message(role="assistant", content=answer.text + "\n" + answer.references()),
+            Message(role="assistant", content=answer.transcript()),
         ]
 
 

@@ -122,6 +122,11 @@ class Answer(BaseModel):
     def unsupported_sentences(self) -> list[str]:
         return [s.text for s in self.sentences if s.supported is False]
 
+    def transcript(self) -> str:
+        """The answer as a chat turn: its text, then its references (by title, so a follow-up's
+        "those" can be resolved against them)."""
+        return self.text + (f"\n{self.references()}" if self.citations else "")
+
     def references(self) -> str:
         """The references block: one line per citation, by real title."""
         lines = []

@@ -86,3 +86,16 @@ def test_no_input_produces_an_invalid_citation(parts):
     citations = renumber(sentences, SOURCES)
     assert all(1 <= n <= len(citations) for s in sentences for n in s.citations)
     assert {c.paper_id for c in citations} <= {s.paper.paper_id for s in SOURCES}
+
+
+def test_repeated_sentences_and_clauses_are_said_once():
+    raw = (
+        "AnaCP adapts features, without gradient updates, without gradient updates [1]. "
+        "FIRE balances stability and plasticity [2]. "
+        "AnaCP adapts features, without gradient updates [2]."
+    )
+    sentences, _ = parse_answer(raw, 2)
+    assert render(sentences) == (
+        "AnaCP adapts features, without gradient updates [1][2]. "
+        "FIRE balances stability and plasticity [2]."
+    )

@@ -22,8 +22,8 @@ log = logging.getLogger(__name__)
 
 EXAMPLES = [
     "Which papers study continual learning?",
-    "How can a language model's reasoning be verified step by step?",
-    "What methods speed up diffusion model sampling?",
+    "How does FIRE balance stability and plasticity?",
+    "Which papers use optimal transport?",
     "Which papers are in the Learning Theory subarea?",
 ]
 
@@ -252,7 +252,7 @@ def conversation(turns: list[Answer | None]) -> list[Message]:
         if answer is not None:
             history += [
                 Message(role="user", content=answer.question),
-                Message(role="assistant", content=answer.text),
+                Message(role="assistant", content=answer.transcript()),
             ]
     return history
 

@@ -64,7 +64,34 @@ def parse_answer(raw: str, n_sources: int) -> tuple[list[AnswerSentence], int]:
                 ]
             elif sentence.text:
                 sentences.append(sentence)
-    return sentences, dropped
+    return drop_repeats(sentences), dropped
+
+
+CLAUSE = re.compile(r"(?<=[,;])\s+")
+
+
+def drop_repeats(sentences: list[AnswerSentence]) -> list[AnswerSentence]:
+    """Without repeated sentences and repeated clauses (small models loop): a repeat's
+    citations join the first occurrence."""
+    kept: dict[str, AnswerSentence] = {}
+    for sentence in sentences:
+        clauses, seen = [], set()
+        for clause in CLAUSE.split(sentence.text):
+            key = normalize_text(clause).strip(" ,;.")
+            if key not in seen:
+                seen.add(key)
+                clauses.append(clause)
+        text = " ".join(clauses)
+        if text != sentence.text:
+            text = text.rstrip(",;") + (
+                "." if not text.rstrip(",;").endswith((".", "!", "?")) else ""
+            )
+        first = kept.setdefault(normalize_text(text).strip(" .!?"), sentence)
+        if first is sentence:
+            sentence.text = text
+        else:
+            first.citations += [c for c in sentence.citations if c not in first.citations]
+    return list(kept.values())
 
 
 def cite_named_titles(sentences: list[AnswerSentence], sources: list[Source]) -> None:

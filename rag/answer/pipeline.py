@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from rag.answer import citations as cite
 from rag.answer.context import focus, select
 from rag.answer.conversation import scope_of_follow_up, standalone_question
+from rag.answer.language import ENGLISH_ONLY, not_english
+from rag.answer.listing import is_list_question, list_answer, relevant_papers
 from rag.answer.prompts import CANNOT_ANSWER, answer_messages, is_cannot_answer, summary_messages
 from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
@@ -81,20 +83,37 @@ class Answerer:
         started = time.perf_counter()
         question = check_question(question)
         history = history or []
-        standalone = standalone_question(question, history, self._rewriter())
-        scope = scope_of_follow_up(question, history, self.retriever.catalog.values())
-        if scope:
+        scope = self._scope(question, history)
+        if scope:  # "which of those ...": the papers named before, the question as asked
             filters = (filters or Filters()).model_copy(update={"paper_ids": scope})
+            standalone = question
+        else:
+            standalone = standalone_question(question, history, self._rewriter())
+        k = max(k or self.settings.top_k, len(scope or ()))
         sources = self.retriever.search(
-            standalone, k or self.settings.top_k, mode or self.settings.retrieval_mode, filters
+            standalone, k, mode or self.settings.retrieval_mode, filters
         )
         base = {
             "question": question,
             "backend": self.backend_name(),
             "standalone_question": standalone if standalone != question else None,
         }
-        if self._irrelevant(sources):
+        if not_english(question):
+            answer = Answer(
+                text=ENGLISH_ONLY,
+                abstained=True,
+                suggestions=sources[:SUGGESTIONS],
+                latency_s=time.perf_counter() - started,
+                **base,
+            )
+            yield answer.text
+            yield answer
+            return
+        if not sources or (not scope and self._irrelevant(sources)):
             yield from self._declined(base, sources, started)
+            return
+        if is_list_question(standalone):
+            yield from self._list(standalone, sources, base, started)
             return
         sources = select(sources)
         shown = focus(sources, standalone, self.embedder, self.settings.source_words)
@@ -126,6 +145,16 @@ class Answerer:
             max_tokens=self.settings.max_answer_tokens,
         )
         yield from self._answer(prompt, base, started)
+
+    def _list(self, question: str, sources: list[Source], base: dict, started: float):
+        """A "which papers" answer: one cited line per relevant paper, written without a model."""
+        picks = relevant_papers(sources, question, self.embedder)
+        raw = list_answer(picks)
+        yield raw
+        fields = base | {"backend": "list", "ttft_s": time.perf_counter() - started}
+        answer = self.check(raw, [source for source, _ in picks], fields)
+        answer.latency_s = time.perf_counter() - started
+        yield answer
 
     def _answer(self, prompt: Prompt, base: dict, started: float) -> Iterator[str | Answer]:
         pieces, notices, ttft, backend_name = [], [], None, self.backend_name()
@@ -195,6 +224,13 @@ class Answerer:
             dropped_citations=dropped,
             **fields,
         )
+
+    def _scope(self, question: str, history: list[Message]) -> set[str] | None:
+        """The papers a follow-up refers back to, unless the question names other papers."""
+        scope = scope_of_follow_up(question, history, self.retriever.catalog.values())
+        if scope and not set(self.retriever.metadata.mentioned(question)) - scope:
+            return scope
+        return None
 
     def _irrelevant(self, sources: list[Source]) -> bool:
         """The relevance gate: nothing retrieved is close enough to answer from."""

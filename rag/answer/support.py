@@ -8,8 +8,8 @@ import re
 
 import numpy as np
 
-from rag.models import AnswerSentence, Citation, Source
-from rag.sentences import metadata_sentence, split_sentences
+from rag.models import AnswerSentence, Citation, Source, normalize_text
+from rag.sentences import metadata_sentence, split_sentences, title_name
 
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
@@ -76,6 +76,7 @@ class SupportChecker:
         ]
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
+        metadata = np.concatenate([[True] + [False] * (len(e) - 1) for e in evidence])
         vectors = np.asarray(self.embedder.embed([sentences[i].text for i in claims] + flat))
         similarity = vectors[: len(claims)] @ vectors[len(claims) :].T
         best_evidence: dict[int, tuple[float, str]] = {}
@@ -88,16 +89,44 @@ class SupportChecker:
                 else -1.0
                 for n in range(len(sources))
             ]
+            misattributed = False
             if not any(per_source[n - 1] >= self.threshold for n in sentence.citations):
                 self._maybe_cite(sentence, per_source)
+            elif (better := self._better_source(sentence, per_source)) is not None:
+                if names_cited_paper(sentence, sources):  # "A does X" where X is B's: flag it
+                    misattributed = True
+                else:
+                    sentence.citations = [better]
             if sentence.citations:
                 sentence.support = round(max(per_source[n - 1] for n in sentence.citations), 3)
-                sentence.supported = sentence.support >= self.threshold
+                sentence.supported = sentence.support >= self.threshold and not misattributed
                 for n in sentence.citations:
-                    pick = int(np.argmax(np.where(owner == n - 1, similarity[row], -2.0)))
+                    pick = self._evidence(similarity[row], owner == n - 1, metadata)
                     if similarity[row][pick] > best_evidence.get(n, (-2.0, ""))[0]:
                         best_evidence[n] = (float(similarity[row][pick]), flat[pick])
         return {sources[n - 1].paper.paper_id: text for n, (_, text) in best_evidence.items()}
+
+    def _evidence(self, similarity, own: np.ndarray, metadata: np.ndarray) -> int:
+        """The index of the sentence to show as evidence: the paper's best abstract sentence,
+        or its metadata line when only that supports the claim (who wrote it, where, which area)."""
+        abstract = int(np.argmax(np.where(own & ~metadata, similarity, -2.0)))
+        line = int(np.argmax(np.where(own & metadata, similarity, -2.0)))
+        if not (own & ~metadata).any() or similarity[abstract] < self.threshold <= similarity[line]:
+            return line
+        return abstract
+
+    def _better_source(self, sentence: AnswerSentence, per_source: list[float]) -> int | None:
+        """The number of an uncited source that supports the sentence clearly better than the
+        sources it cites (a sentence of paper B cited to paper A), if there is one."""
+        best = int(np.argmax(per_source))
+        cited = max(per_source[n - 1] for n in sentence.citations)
+        if (
+            best + 1 not in sentence.citations
+            and per_source[best] >= self.threshold + ADD_MARGIN
+            and per_source[best] - cited >= ADD_MARGIN
+        ):
+            return best + 1
+        return None
 
     def _maybe_cite(self, sentence: AnswerSentence, per_source: list[float]) -> None:
         """Cite (instead of an unsupporting citation) the one source that clearly supports
@@ -107,6 +136,19 @@ class SupportChecker:
         runner_up = per_source[ranked[1]] if len(ranked) > 1 else -1.0
         if best >= self.threshold + ADD_MARGIN and best - runner_up >= ADD_MARGIN:
             sentence.citations = [ranked[0] + 1]
+
+
+def names_cited_paper(sentence: AnswerSentence, sources: list[Source]) -> bool:
+    """Whether the sentence names a paper it cites, by title or by the method name in it."""
+    text = normalize_text(sentence.text)
+    for number in sentence.citations:
+        title = sources[number - 1].paper.title
+        name = title_name(title)
+        if normalize_text(title) in text or (
+            name and re.search(rf"\b{re.escape(name)}\b", sentence.text)
+        ):
+            return True
+    return False
 
 
 def _text(source: Source) -> str:
