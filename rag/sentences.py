@@ -82,3 +82,26 @@ def name_tokens(text: str) -> set[str]:
         if any(sum(c.isupper() for c in part) >= 2 for part in word.split("-"))
         and (len(word) >= 4 or not word.isupper())
     }
+
+
+# Words that say nothing about a paper's content: stopwords and generic research verbs.
+GENERIC = set(
+    """a an the and or of in on for to with by from as at is are was were be been this that
+these those it its their which what who whom whose how why when where does do did can could paper
+papers work works study studies studied propose proposes proposed introduce introduces present
+presents use uses used using method methods approach approaches new novel based show shows about
+into than then also such any some there here they them other more most via our we you your
+design designs designed tackle tackles address addresses improve improves one two over under
+list listed lists area subarea label labeled labelled track category categories reach reaches
+achieve achieves find finds paper's""".split()
+)
+
+
+def stems(text: str) -> set[str]:
+    """Stemmed content words (lowercase, without generic research verbs and stopwords)."""
+    import Stemmer
+
+    words = [
+        w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in GENERIC and len(w) > 2
+    ]
+    return set(Stemmer.Stemmer("english").stemWords(words))

@@ -8,13 +8,13 @@ import re
 import numpy as np
 
 from rag.answer.prompts import defang
-from rag.answer.support import stems
 from rag.models import Source
-from rag.sentences import metadata_sentence, split_sentences
+from rag.sentences import metadata_sentence, split_sentences, stems
 
+# Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
 LIST_QUESTION = re.compile(
-    r"^\s*(which|what|list|name|are there|is there|do any|does any|find|show)\b[^?]{0,40}?"
-    r"\b(papers?|works?|studies|articles|publications|abstracts)\b"
+    r"^\s*(which|what|list|name|are there|do any|find|show)\b[^?]{0,40}?"
+    r"\b(papers|articles|publications|abstracts)\b"
     r"|\bwhich (ones|of (those|these|them|the papers))\b"
     r"|^\s*list\b",
     re.IGNORECASE,
@@ -38,8 +38,8 @@ def is_list_question(question: str) -> bool:
 
 
 def relevant_papers(sources: list[Source], question: str, embedder) -> list[tuple[Source, str]]:
-    """The relevant sources, best first, each with its sentence closest to the question. Papers
-    the question names (relevance 1) are always listed."""
+    """The relevant sources, best first, each with its sentence closest to the question. When
+    the question names papers (an author, a label, a method: relevance 1), exactly those."""
     per_source = [split_sentences(s.paper.abstract or s.passage) for s in sources]
     flat = [sentence for sentences in per_source for sentence in sentences]
     if not flat:
@@ -57,14 +57,15 @@ def relevant_papers(sources: list[Source], question: str, embedder) -> list[tupl
         coverage = len(wanted & text) / len(wanted) if wanted else 0.0
         score = float(own[best]) + COVERAGE_WEIGHT * coverage
         scored.append((score, float(own[best]), coverage > 0, source, sentences[best]))
+    if any(source.relevance >= 1.0 for *_, source, _ in scored):  # "papers by <author>"
+        return [(source, sentence) for *_, source, sentence in scored if source.relevance >= 1.0]
     top = max(score for score, *_ in scored)
     kept = [
         (score, source, sentence)
         for score, cosine, shared, source, sentence in scored
-        if source.relevance >= 1.0
-        or (score >= CLOSE_TO_BEST * top and cosine >= MIN_SIMILARITY and (shared or not wanted))
+        if score >= CLOSE_TO_BEST * top and cosine >= MIN_SIMILARITY and (shared or not wanted)
     ]
-    kept.sort(key=lambda pick: (pick[1].relevance < 1.0, -pick[0]))
+    kept.sort(key=lambda pick: -pick[0])
     return [(source, sentence) for _, source, sentence in kept]
 
 

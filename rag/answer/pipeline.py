@@ -109,7 +109,7 @@ class Answerer:
             yield answer.text
             yield answer
             return
-        if not sources or (not scope and self._irrelevant(sources)):
+        if not sources or (not scope and self._irrelevant(standalone, sources)):
             yield from self._declined(base, sources, started)
             return
         if is_list_question(standalone):
@@ -135,7 +135,7 @@ class Answerer:
         else:
             sources = self.retriever.search(target, k or self.settings.top_k)
         base = {"question": f"Summarize: {target}", "backend": self.backend_name()}
-        if self._irrelevant(sources):
+        if self._irrelevant(target, sources):
             yield from self._declined(base, sources, started)
             return
         prompt = Prompt(
@@ -232,9 +232,10 @@ class Answerer:
             return scope
         return None
 
-    def _irrelevant(self, sources: list[Source]) -> bool:
+    def _irrelevant(self, question: str, sources: list[Source]) -> bool:
         """The relevance gate: nothing retrieved is close enough to answer from."""
-        return not sources or max(s.relevance for s in sources) < self.settings.min_relevance
+        score = self.retriever.answerability(question, sources)
+        return not sources or score < self.settings.min_relevance
 
     def _declined(self, base: dict, sources: list[Source], started: float):
         answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)

@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from rag.models import AnswerSentence, Citation, Source, normalize_text
-from rag.sentences import metadata_sentence, split_sentences, title_name
+from rag.sentences import metadata_sentence, split_sentences, stems, title_name
 
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
@@ -17,28 +17,6 @@ MIN_UNGROUNDED_TERMS, MAX_UNGROUNDED_SHARE = 2, 1 / 3
 # A source this relevant to the question is what the question paraphrases: its wording need not
 # appear in the abstract, so the grounding test applies only to less relevant sources.
 PARAPHRASE_RELEVANCE = 0.5
-GENERIC = set(
-    """a an the and or of in on for to with by from as at is are was were be been this that
-these those it its their which what who whom whose how why when where does do did can could paper
-papers work works study studies studied propose proposes proposed introduce introduces present
-presents use uses used using method methods approach approaches new novel based show shows about
-into than then also such any some there here they them other more most via our we you your
-design designs designed tackle tackles address addresses improve improves one two over under
-list listed lists area subarea label labeled labelled track category categories reach reaches
-achieve achieves find finds paper's""".split()
-)
-
-
-def stems(text: str) -> set[str]:
-    """Stemmed content words (lowercase, without generic research verbs and stopwords)."""
-    import Stemmer
-
-    words = [
-        w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in GENERIC and len(w) > 2
-    ]
-    return set(Stemmer.Stemmer("english").stemWords(words))
-
-
 def ungrounded_terms(sentence: str, question: str, source_text: str) -> set[str]:
     """Key terms of the question that the sentence repeats but the source never mentions."""
     return (stems(sentence) & stems(question)) - stems(source_text)

@@ -121,6 +121,7 @@ class BM25Index:
             import bm25s
 
             self.model = bm25s.BM25.load(str(directory))
+        self.vocabulary = set(self.model.vocab_dict) if self.model else set()  # stemmed words
 
     def search(self, query: str, n: int, mask=None) -> list[tuple[str, float]]:
         """Up to n (chunk_id, score) pairs with a positive score, best first."""
