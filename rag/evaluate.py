@@ -130,9 +130,7 @@ def evaluate_retrieval(retriever, questions: list[Question], modes: list[str]) -
         rows, top_relevance = {}, {}
         for question in questions:
             sources = retriever.search(retrieval_query(question), k=10, mode=mode)
-            top_relevance[question.id] = retriever.answerability(
-                retrieval_query(question), sources
-            )
+            top_relevance[question.id] = retriever.answerability(retrieval_query(question), sources)
             if question.answerable:
                 ranked = [s.paper.paper_id for s in sources]
                 rows[question.id] = retrieval_scores(ranked, gold[question.id])

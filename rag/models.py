@@ -113,6 +113,7 @@ class Answer(BaseModel):
     suggestions: list[Source] = Field(default_factory=list, description="Closest papers.")
     sources: list[Source] = Field(default_factory=list, description="What the model was shown.")
     backend: str
+    layout: Literal["prose", "list"] = Field("prose", description="list: one line per paper.")
     notices: list[str] = Field(default_factory=list, description="Fallbacks and failures.")
     dropped_citations: int = 0
     latency_s: float = 0.0

@@ -289,3 +289,25 @@ def test_ctrl_c_in_the_terminal_chat_stops_the_answer_not_the_chat(
 def test_every_example_question_the_ui_offers_is_answered(answerer_with, question):
     _, answer = run(answerer_with(), question)
     assert not answer.abstained and answer.citations
+
+
+def test_a_follow_up_that_names_its_paper_is_not_rewritten(answerer_with):
+    fake = FakeBackend()
+    history = [
+        Message(role="user", content="Which papers study continual learning?"),
+        Message(role="assistant", content="Several do."),
+    ]
+    _, answer = run(
+        answerer_with(backend=fake), "How does FIRE keep its plasticity?", history=history
+    )
+    assert len(fake.prompts) == 1 and answer.standalone_question is None  # no rewriting call
+    assert title_names(answer) == {"FIRE"}
+
+
+def test_a_list_answer_is_one_line_per_paper(answerer_with):
+    from ui.render import answer_html
+
+    _, answer = run(answerer_with(), "Which papers use optimal transport?")
+    assert answer.layout == "list" and len(answer.citations) >= 2
+    assert answer.text.count("\n") == len(answer.sentences) - 1
+    assert answer_html(answer).count("<li>") == len(answer.sentences)

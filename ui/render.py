@@ -60,7 +60,10 @@ def answer_html(answer: Answer) -> str:
                     f"{text} <small>(not supported by the cited abstract)</small></span>"
                 )
             parts.append(text)
-        body = f"<p>{' '.join(parts)}</p>"
+        if answer.layout == "list":
+            body = "<ul>" + "".join(f"<li>{part}</li>" for part in parts) + "</ul>"
+        else:
+            body = f"<p>{' '.join(parts)}</p>"
     if answer.citations:
         items = "".join(
             f'<li value="{c.number}"><b>{inert(c.title)}</b>'

@@ -127,7 +127,7 @@ def renumber(sentences: list[AnswerSentence], sources: list[Source]) -> list[Cit
     return citations
 
 
-def render(sentences: list[AnswerSentence]) -> str:
+def render(sentences: list[AnswerSentence], separator: str = " ") -> str:
     """The answer text with canonical markers placed before each sentence's final stop."""
     rendered = []
     for sentence in sentences:
@@ -137,4 +137,4 @@ def render(sentences: list[AnswerSentence]) -> str:
             stop = text[-1] if text[-1:] in ".!?:" else ""
             text = f"{text[: len(text) - len(stop)].rstrip()} {markers}{stop}"
         rendered.append(text)
-    return " ".join(rendered)
+    return separator.join(rendered)

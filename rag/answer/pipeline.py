@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from rag.answer import citations as cite
 from rag.answer.context import focus, select
-from rag.answer.conversation import scope_of_follow_up, standalone_question
+from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
 from rag.answer.listing import is_list_question, list_answer, relevant_papers
 from rag.answer.prompts import CANNOT_ANSWER, answer_messages, is_cannot_answer, summary_messages
@@ -87,6 +87,8 @@ class Answerer:
         if scope:  # "which of those ...": the papers named before, the question as asked
             filters = (filters or Filters()).model_copy(update={"paper_ids": scope})
             standalone = question
+        elif self.retriever.metadata.mentioned(question) and not CONTINUES.search(question):
+            standalone = question  # "How does FIRE keep its plasticity?" names its subject
         else:
             standalone = standalone_question(question, history, self._rewriter())
         k = max(k or self.settings.top_k, len(scope or ()))
@@ -151,7 +153,11 @@ class Answerer:
         picks = relevant_papers(sources, question, self.embedder)
         raw = list_answer(picks)
         yield raw
-        fields = base | {"backend": "list", "ttft_s": time.perf_counter() - started}
+        fields = base | {
+            "backend": "list",
+            "layout": "list",
+            "ttft_s": time.perf_counter() - started,
+        }
         answer = self.check(raw, [source for source, _ in picks], fields)
         answer.latency_s = time.perf_counter() - started
         yield answer
@@ -217,7 +223,7 @@ class Answerer:
         citations = cite.renumber(sentences, sources)
         attach_evidence(citations, evidence)
         return Answer(
-            text=cite.render(sentences),
+            text=cite.render(sentences, "\n" if fields.get("layout") == "list" else " "),
             citations=citations,
             sentences=sentences,
             sources=sources,

@@ -17,6 +17,8 @@ MIN_UNGROUNDED_TERMS, MAX_UNGROUNDED_SHARE = 2, 1 / 3
 # A source this relevant to the question is what the question paraphrases: its wording need not
 # appear in the abstract, so the grounding test applies only to less relevant sources.
 PARAPHRASE_RELEVANCE = 0.5
+
+
 def ungrounded_terms(sentence: str, question: str, source_text: str) -> set[str]:
     """Key terms of the question that the sentence repeats but the source never mentions."""
     return (stems(sentence) & stems(question)) - stems(source_text)
