@@ -4,6 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rag.cli import app
+from rag.errors import CorpusError
 from rag.index import open_store, run_ingest
 from rag.index.store import ChromaStore
 from tests.conftest import abstract, write_jsonl
@@ -48,6 +49,46 @@ def test_changed_abstract_replaces_its_chunks_and_prune_removes(settings, tmp_pa
     report = run_ingest(settings, [corpus], prune=True, show_progress=False)
     assert counts(report) == {"papers": 2, "added": 0, "updated": 0, "unchanged": 2, "removed": 1}
     assert {p.title for p in store.papers()} == {"Paper 0", "Paper 1"}
+
+
+@pytest.mark.parametrize("damage", ["empty", "utf16", "one bad line"])
+def test_prune_never_acts_on_a_corpus_that_did_not_read_cleanly(
+    settings, tmp_path, monkeypatch, damage
+):
+    corpus = tmp_path / "mine.jsonl"
+    papers = [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}", 60)} for n in range(3)]
+    write_jsonl(corpus, papers)
+    run_ingest(settings, [corpus], show_progress=False)
+    if damage == "empty":
+        corpus.write_text("")
+    elif damage == "utf16":
+        corpus.write_text(corpus.read_text(), encoding="utf-16")
+    else:
+        corpus.write_text(corpus.read_text() + "{not json\n")
+    use(settings, monkeypatch)
+    result = CliRunner().invoke(app, ["ingest", str(corpus), "--prune"])
+    assert isinstance(result.exception, CorpusError)  # `rag` prints it and exits 2
+    assert "nothing was changed" in str(result.exception)
+    assert {p.title for p in open_store(settings).papers()} == {f"Paper {n}" for n in range(3)}
+
+
+def test_exit_code_tells_some_rejected_from_nothing_usable(settings, tmp_path, monkeypatch):
+    use(settings, monkeypatch)
+    good = {"title": "Paper", "abstract": abstract("topic", 60)}
+    partly = tmp_path / "partly.jsonl"
+    partly.write_text(json.dumps(good) + "\n{not json\n")
+    assert CliRunner().invoke(app, ["ingest", str(partly)]).exit_code == 1
+    nothing = tmp_path / "nothing.jsonl"
+    nothing.write_text("{not json\n")
+    result = CliRunner().invoke(app, ["ingest", str(nothing)])
+    assert isinstance(result.exception, CorpusError)  # exit 2: nothing usable
+    assert "No papers could be read" in str(result.exception)
+
+
+def use(settings, monkeypatch) -> None:
+    """Point the CLI at these settings."""
+    monkeypatch.setenv("RAG_EMBEDDING_MODEL", settings.embedding_model)
+    monkeypatch.setenv("RAG_DATA_DIR", str(settings.data_dir))
 
 
 def test_title_change_updates_metadata_in_place(settings, tmp_path):

@@ -38,6 +38,18 @@ def run_ingest(
         titles if titles and titles.is_file() else None,
         settings.max_abstract_chars,
     )
+    if not corpus.papers:
+        raise CorpusError(
+            f"No papers could be read from {', '.join(map(str, paths or settings.corpus_paths))}"
+            f" ({len(corpus.problems)} records rejected); nothing was changed."
+            + (f" First problem: {corpus.problems[0]}" if corpus.problems else "")
+        )
+    if prune and corpus.problems:
+        raise CorpusError(
+            f"--prune refused: {len(corpus.problems)} records of the corpus could not be read "
+            f"(first: {corpus.problems[0]}), so papers that are only unreadable would be removed "
+            "from the index. Fix those records, or run without --prune; nothing was changed."
+        )
     embedder = embedder or embedder_from_settings(settings)
     chunker = Chunker(embedder, settings.chunk_size, settings.chunk_overlap)
     store = open_store(settings, create=True)
