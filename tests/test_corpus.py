@@ -138,3 +138,52 @@ def test_duplicate_abstracts_are_reported_once(tmp_path):
     corpus = load_corpus([path], None, 20_000)
     assert len(corpus.papers) == 1 and "duplicate" in corpus.problems[0].message
     assert isinstance(corpus.papers[0].source_file, str) and Path(corpus.papers[0].source_file)
+
+
+def test_folder_entries_that_are_not_files_are_skipped_and_the_rest_indexed(tmp_path):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    write_jsonl(folder / "good.jsonl", [{"title": "Good", "abstract": abstract("good")}])
+    (folder / "sub.jsonl").mkdir()  # a folder named like a corpus file
+    (folder / "loop.jsonl").symlink_to(folder / "loop.jsonl")  # a link to itself
+    (folder / "gone.csv").symlink_to(tmp_path / "missing.csv")  # a dangling link
+    loaded = load_corpus([folder], None, 20_000)
+    assert [p.title for p in loaded.papers] == ["Good"]
+    skipped = {Path(p.file).name: p.message for p in loaded.problems}
+    assert skipped == {
+        "sub.jsonl": "skipped: a folder",
+        "loop.jsonl": "skipped: a broken or looping link",
+        "gone.csv": "skipped: a broken or looping link",
+    }
+
+
+def test_a_file_of_garbage_gives_twenty_problems_and_a_summary(tmp_path):
+    garbage = tmp_path / "random.jsonl"
+    garbage.write_bytes(b"\x00\xff{oops\n" * 5_000)
+    papers, problems = read_file(garbage, 20_000)
+    assert papers == [] and len(problems) == 21
+    assert problems[-1].message == (
+        "… and 4,980 more rejected records; the file does not look like JSONL"
+    )
+
+
+def test_a_short_or_ambiguous_titles_entry_renames_nothing(tmp_path):
+    records = [
+        {"abstract": "We propose a new efficient method for sparse attention in long texts. " * 3},
+        {"abstract": "We propose a new efficient method for graph coloring with few colors. " * 3},
+        {"abstract": "We propose a new efficient method for graph matching at scale. " * 3},
+    ]
+    corpus = write_jsonl(tmp_path / "c.jsonl", records)
+    titles = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"abstract_start": "We propose", "title": "Too Short"},
+            {"abstract_start": "We propose a new efficient method for sparse", "title": "Sparse"},
+            {"abstract_start": "We propose a new efficient method for graph", "title": "Graphs"},
+        ],
+    )
+    loaded = load_corpus([corpus], titles, 20_000)
+    assert sorted(p.title for p in loaded.papers if p.title_source == "metadata") == ["Sparse"]
+    messages = " | ".join(p.message for p in loaded.problems)
+    assert "at least 30 are needed" in messages
+    assert "'Graphs' matches 2 abstracts; not applied" in messages

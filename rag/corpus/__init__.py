@@ -12,6 +12,7 @@ from rag.errors import CorpusError
 from rag.models import Paper, Problem
 
 SUFFIXES = (".txt", ".jsonl", ".csv")
+MAX_PROBLEMS_PER_FILE = 20  # then one summary line: a binary file must not print 400,000 lines
 
 
 class Corpus(BaseModel):
@@ -21,20 +22,29 @@ class Corpus(BaseModel):
     problems: list[Problem]
 
 
-def corpus_files(paths: list[Path], skip: Path | None = None) -> list[Path]:
-    """Expand folders into their corpus files (sorted); a missing path is an error."""
-    files = []
+def corpus_files(paths: list[Path], skip: Path | None = None) -> tuple[list[Path], list[Problem]]:
+    """Expand folders into their corpus files (sorted); a missing path is an error, and an
+    entry of a folder that cannot be read as a file (a subfolder named like one, a broken or
+    looping link) is skipped with a problem."""
+    files, problems = [], []
     for path in paths:
         if path.is_dir():
             found = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES)
-            files += [p for p in found if not (skip and p.resolve() == skip.resolve())]
+            for entry in found:
+                if skip and entry.resolve() == skip.resolve():
+                    continue
+                if entry.is_file():
+                    files.append(entry)
+                else:
+                    kind = "a folder" if entry.is_dir() else "a broken or looping link"
+                    problems.append(Problem(file=str(entry), message=f"skipped: {kind}"))
         elif path.is_file():
             files.append(path)
         else:
             raise CorpusError(
                 f"Corpus path {path} does not exist; check the path or RAG_CORPUS_PATHS."
             )
-    return files
+    return files, problems
 
 
 def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Problem]]:
@@ -50,7 +60,10 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
             )
         ]
     # utf-8-sig: Excel and Notepad start UTF-8 files with a BOM, which would hide the header
-    text = path.read_bytes().decode("utf-8-sig", errors="surrogateescape")
+    try:
+        text = path.read_bytes().decode("utf-8-sig", errors="surrogateescape")
+    except OSError as error:
+        return [], [Problem(file=str(path), message=f"cannot be read: {error.strerror}")]
     if not text.strip():
         return [], [Problem(file=str(path), message="file is empty")]
     rejected: list[tuple[int | None, str]] = []
@@ -71,24 +84,30 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
             rejected.append((line, str(error)))
     if not records and not rejected:
         rejected.append((None, "no abstracts found"))
-    problems = [
-        Problem(file=str(path), line=line, message=msg)
-        for line, msg in sorted(rejected, key=lambda item: item[0] or 0)
-    ]
+    rejected.sort(key=lambda item: item[0] or 0)
+    problems = [Problem(file=str(path), line=line, message=msg) for line, msg in rejected]
+    if len(problems) > MAX_PROBLEMS_PER_FILE:
+        more = len(problems) - MAX_PROBLEMS_PER_FILE
+        layout = {".txt": "the seed layout", ".jsonl": "JSONL", ".csv": "CSV"}[suffix]
+        verdict = f"; the file does not look like {layout}" if not papers else ""
+        problems = problems[:MAX_PROBLEMS_PER_FILE] + [
+            Problem(file=str(path), message=f"… and {more:,} more rejected records{verdict}")
+        ]
     return papers, problems
 
 
 def load_corpus(paths: list[Path], titles_path: Path | None, max_abstract_chars: int) -> Corpus:
     """Read every corpus file, merge the titles sidecar, and drop duplicate abstracts."""
-    papers, problems = [], []
-    for path in corpus_files(paths, skip=titles_path):
+    files, problems = corpus_files(paths, skip=titles_path)
+    papers = []
+    for path in files:
         found, rejected = read_file(path, max_abstract_chars)
         papers += found
         problems += rejected
     if titles_path is not None:
         entries, title_problems = load_titles(titles_path)
-        papers = apply_titles(papers, entries)
-        problems += title_problems
+        papers, ambiguous = apply_titles(papers, entries, titles_path)
+        problems += title_problems + ambiguous
     unique: dict[str, Paper] = {}
     for paper in papers:
         if paper.paper_id in unique:

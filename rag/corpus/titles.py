@@ -8,6 +8,9 @@ from rag.errors import CorpusError
 from rag.models import Paper, Problem, normalize_text
 
 
+MIN_START = 30  # characters of normalized abstract start; shorter ones match many abstracts
+
+
 def load_titles(path: Path) -> tuple[dict[str, dict], list[Problem]]:
     """Sidecar entries keyed by the normalized start of their abstract."""
     if not path.is_file():
@@ -34,6 +37,16 @@ def load_titles(path: Path) -> tuple[dict[str, dict], list[Problem]]:
                 )
             )
             continue
+        if len(key) < MIN_START:
+            problems.append(
+                Problem(
+                    file=str(path),
+                    line=number,
+                    message=f"'abstract_start' is {len(key)} characters; at least {MIN_START} "
+                    "are needed to identify one abstract",
+                )
+            )
+            continue
         entries[key] = entry
     return entries, problems
 
@@ -48,17 +61,35 @@ def usable(entry: dict) -> bool:
     )
 
 
-def apply_titles(papers: list[Paper], entries: dict[str, dict]) -> list[Paper]:
-    """Papers with sidecar metadata merged in where an entry's abstract start matches."""
-    prefix_lengths = sorted({len(key) for key in entries})
-    merged = []
-    for paper in papers:
+def apply_titles(
+    papers: list[Paper], entries: dict[str, dict], path: Path
+) -> tuple[list[Paper], list[Problem]]:
+    """Papers with sidecar metadata merged in where an entry's abstract start matches; an entry
+    that matches several papers is applied to none of them (it would give them one title)."""
+    prefix_lengths = sorted({len(key) for key in entries}, reverse=True)  # most specific first
+    matches: dict[int, str] = {}
+    for index, paper in enumerate(papers):
         abstract = normalize_text(paper.abstract)
-        entry = next(
-            (entries[abstract[:n]] for n in prefix_lengths if abstract[:n] in entries), None
+        key = next((abstract[:n] for n in prefix_lengths if abstract[:n] in entries), None)
+        if key is not None:
+            matches[index] = key
+    uses: dict[str, int] = {}
+    for key in matches.values():
+        uses[key] = uses.get(key, 0) + 1
+    problems = [
+        Problem(
+            file=str(path),
+            message=f"title '{entries[key]['title']}' matches {count} abstracts; not applied "
+            "(make its 'abstract_start' longer)",
         )
-        merged.append(_merge(paper, entry) if entry else paper)
-    return merged
+        for key, count in uses.items()
+        if count > 1
+    ]
+    merged = [
+        _merge(paper, entries[matches[i]]) if i in matches and uses[matches[i]] == 1 else paper
+        for i, paper in enumerate(papers)
+    ]
+    return merged, problems
 
 
 def _merge(paper: Paper, entry: dict) -> Paper:
