@@ -1,11 +1,12 @@
 """Settings: the one place that reads the environment (RAG_* variables and .env)."""
 
+import os
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 BUNDLED_EMBEDDER = "all-MiniLM-L6-v2"
 
@@ -23,7 +24,7 @@ class Settings(BaseSettings):
         description="Where models live (the bundled GGUF, ONNX exports), shared by every index; "
         "unset means share/rag/models inside the installation (the virtualenv).",
     )
-    corpus_paths: list[Path] = Field(
+    corpus_paths: Annotated[list[Path], NoDecode] = Field(
         [Path("seeds")],
         description="Corpus files or folders (.txt seed layout, .jsonl, .csv) ingested by default.",
     )
@@ -129,6 +130,18 @@ class Settings(BaseSettings):
         "the queue (1 keeps the local model from being oversubscribed).",
     )
 
+    @field_validator("corpus_paths", mode="before")
+    @classmethod
+    def _paths_from_text(cls, value):
+        """A JSON list, or plain paths separated by commas or the OS path separator."""
+        if not isinstance(value, str):
+            return value
+        import json
+
+        if value.strip().startswith("["):
+            return json.loads(value)
+        return [part.strip() for part in value.replace(os.pathsep, ",").split(",") if part.strip()]
+
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "Settings":
         if self.chunk_overlap >= self.chunk_size:
@@ -161,6 +174,9 @@ def get_settings(**overrides) -> Settings:
 
     from rag.errors import ConfigError
 
+    from pydantic_settings import SettingsError
+
+    warn_unknown_variables()
     try:
         return Settings(**overrides)
     except ValidationError as error:
@@ -168,6 +184,34 @@ def get_settings(**overrides) -> Settings:
             f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors()
         )
         raise ConfigError(f"Invalid settings ({problems}). Check your RAG_* variables and .env.")
+    except UnicodeDecodeError:
+        raise ConfigError(".env is not UTF-8 text; save it as UTF-8 (not UTF-16).") from None
+    except SettingsError as error:
+        raise ConfigError(f"Invalid settings: {error}. Check your RAG_* variables and .env.")
+
+
+# RAG_* variables that are not settings: set by the app for its own child processes.
+MODEL_PARENT_VARIABLE = "RAG_MODEL_PARENT_PID"  # the model process exits when this one is gone
+INTERNAL_VARIABLES = {MODEL_PARENT_VARIABLE}
+
+
+def warn_unknown_variables() -> list[str]:
+    """Warn (on stderr) about RAG_* environment variables that are no setting, a typo being
+    the usual reason (the same typo in .env is an error); return their names."""
+    import difflib
+    import logging
+
+    known = {f"RAG_{name.upper()}" for name in Settings.model_fields}
+    unknown = sorted(
+        name
+        for name in os.environ
+        if name.startswith("RAG_") and name not in known | INTERNAL_VARIABLES
+    )
+    for name in unknown:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        logging.getLogger(__name__).warning("Unknown setting %s is ignored%s", name, hint)
+    return unknown
 
 
 def env_example() -> str:

@@ -23,3 +23,36 @@ def test_environment_overrides_and_invalid_values(monkeypatch):
     monkeypatch.setenv("RAG_CHUNK_OVERLAP", "150")
     with pytest.raises(ConfigError, match="chunk_overlap"):
         get_settings()
+
+
+def test_a_misspelt_variable_is_warned_about_with_the_likely_name(monkeypatch, caplog):
+    monkeypatch.setenv("RAG_TOPK", "9")
+    with caplog.at_level("WARNING"):
+        assert get_settings().top_k == 5
+    assert "Unknown setting RAG_TOPK is ignored; did you mean RAG_TOP_K?" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("value", "paths"),
+    [("seeds", ["seeds"]), ("a.jsonl, b.csv", ["a.jsonl", "b.csv"]), ('["x y"]', ["x y"])],
+)
+def test_corpus_paths_may_be_plain_paths(monkeypatch, value, paths):
+    monkeypatch.setenv("RAG_CORPUS_PATHS", value)
+    assert [str(p) for p in get_settings().corpus_paths] == paths
+
+
+def test_a_utf16_dotenv_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("RAG_TOP_K=3\n", encoding="utf-16")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        get_settings()
+
+
+def test_a_read_only_command_never_creates_a_mistyped_data_dir(tmp_path):
+    from rag.errors import StoreError
+    from rag.index import open_store
+
+    missing = tmp_path / "typo"
+    with pytest.raises(StoreError, match="run `rag ingest` first"):
+        open_store(Settings(embedding_model="fake", data_dir=missing))
+    assert not missing.exists()

@@ -217,3 +217,17 @@ def test_api_returns_the_answer_and_its_citations_as_data(served):
     assert summary["citations"][0]["title"] == PRICING
     with pytest.raises(Exception, match="unavailable"):
         client.predict(PRICING_QUESTION, [], "local", api_name="/ask")
+    with pytest.raises(Exception, match="history must be a list"):  # not {"error": null}
+        client.predict(PRICING_QUESTION, ["not a turn"], api_name="/ask")
+
+
+def test_api_input_out_of_range_is_clamped_or_explained(seed_index, retriever):
+    chat = chat_with(seed_index, retriever)
+    for k, used in ((-1, 1), (1_000_000, 20)):
+        result = chat.api_ask(PRICING_QUESTION, k=k, backend="fake")
+        assert f"using {used}" in " ".join(result["notices"])
+        assert len(result["sources"]) <= used
+    with pytest.raises(gr.Error, match="k must be a whole number"):
+        chat.api_ask(PRICING_QUESTION, k="ten", backend="fake")
+    with pytest.raises(gr.Error, match="history must be a list"):
+        chat.api_ask(PRICING_QUESTION, history=[{"speaker": "me"}], backend="fake")

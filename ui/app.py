@@ -190,10 +190,10 @@ class Chat:
     ) -> dict:
         """Answer one question (with optional earlier turns) and return it as data."""
         with shown_to_caller():
-            turns = [Message(**turn) for turn in history or []]
+            turns, k = api_history(history), api_k(k)
             answer = final(
                 self.answerer(backend or None).ask(
-                    question, history=turns, k=int(k) or None, filters=filters(author, area, venue)
+                    question, history=turns, k=k, filters=filters(author, area, venue)
                 )
             )
         return answer.summary() | {"sources": [s.summary() for s in answer.sources]}
@@ -202,6 +202,24 @@ class Chat:
         """A cited summary of a paper (by title) or of a topic, as data."""
         with shown_to_caller():
             return final(self.answerer(backend or None).summarize(title)).summary()
+
+
+def api_history(history) -> list[Message]:
+    """API history as messages; anything else is an error that says what is expected."""
+    try:
+        return [Message(**turn) for turn in history or []]
+    except (TypeError, ValidationError):
+        raise RagError(
+            'history must be a list of {"role": "user" or "assistant", "content": text} objects.'
+        ) from None
+
+
+def api_k(k) -> int | None:
+    """API k: a whole number (0 or empty: the default)."""
+    try:
+        return int(k or 0) or None
+    except (TypeError, ValueError):
+        raise RagError(f"k must be a whole number, not {k!r}.") from None
 
 
 @contextmanager

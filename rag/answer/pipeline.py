@@ -21,6 +21,7 @@ from rag.retrieve import Filters, Retriever
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
 SUGGESTIONS = 3
+MAX_K = 20  # papers retrieved per question: more only slows the answer down
 
 
 def check_question(question: str) -> str:
@@ -91,6 +92,10 @@ class Answerer:
             standalone = question  # "How does FIRE keep its plasticity?" names its subject
         else:
             standalone = standalone_question(question, history, self._rewriter())
+        notices = []
+        if k is not None and not 1 <= k <= MAX_K:
+            notices.append(f"k = {k} is outside 1..{MAX_K}; using {min(max(k, 1), MAX_K)}.")
+            k = min(max(k, 1), MAX_K)
         k = max(k or self.settings.top_k, len(scope or ()))
         sources = self.retriever.search(
             standalone, k, mode or self.settings.retrieval_mode, filters
@@ -99,6 +104,7 @@ class Answerer:
             "question": question,
             "backend": self.backend_name(),
             "standalone_question": standalone if standalone != question else None,
+            "notices": notices,
         }
         if not_english(question):
             answer = Answer(
@@ -163,7 +169,8 @@ class Answerer:
         yield answer
 
     def _answer(self, prompt: Prompt, base: dict, started: float) -> Iterator[str | Answer]:
-        pieces, notices, ttft, backend_name = [], [], None, self.backend_name()
+        pieces, notices, ttft = [], list(base.get("notices", [])), None
+        backend_name = self.backend_name()
         try:
             for piece in self.backend().stream(prompt):
                 ttft = ttft if ttft is not None else time.perf_counter() - started

@@ -96,8 +96,9 @@ def server_call(method):
     return wrapper
 
 
-def open_client(settings: Settings):
-    """A Chroma client: a server when chroma_host is set, else a store under data_dir."""
+def open_client(settings: Settings, create: bool = True):
+    """A Chroma client: a server when chroma_host is set, else a store under data_dir (which
+    only a writing command creates: a mistyped RAG_DATA_DIR must not leave folders behind)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -109,6 +110,11 @@ def open_client(settings: Settings):
             )
         except Exception as error:
             raise unreachable(settings, error) from None
+    if not create and not (settings.chroma_dir / "chroma.sqlite3").is_file():
+        raise StoreError(
+            f"No index in {settings.data_dir.resolve()} (RAG_DATA_DIR); run `rag ingest` first, "
+            "or check the path."
+        )
     settings.chroma_dir.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
 
@@ -118,7 +124,7 @@ class ChromaStore:
 
     def __init__(self, settings: Settings, embedder_name: str, create: bool = True):
         self.settings = settings
-        self.client = open_client(settings)
+        self.client = open_client(settings, create)
         self.name = settings.collection_name
         try:
             if create:

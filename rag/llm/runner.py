@@ -17,13 +17,13 @@ import threading
 import time
 from pathlib import Path
 
+from rag.config import MODEL_PARENT_VARIABLE as PARENT_ENV
 from rag.llm.base import BackendError
 
 log = logging.getLogger(__name__)
 READY_TIMEOUT_S = 180.0
 MAX_DEATHS = 3  # in a row: then the model is not restarted again
 ALIAS = "local"
-PARENT_ENV = "RAG_MODEL_PARENT_PID"  # the model process exits when this process is gone
 
 
 def free_port() -> int:
