@@ -75,6 +75,20 @@ def test_rejected_key_appears_in_no_error_answer_or_log(rejecting_server, debug_
     assert KEY not in debug_logs.text
 
 
+def test_credentials_in_the_server_url_are_never_shown(debug_logs, fake_index):
+    with serve(echo_auth_handler(401)) as url:
+        secret_url = url.replace("://", "://alice:hunter2-pw@") + "/v1"
+        settings = with_key(fake_index, secret_url)
+        with pytest.raises(BackendError) as raised:
+            load_backend("openai", settings).complete(
+                Prompt(messages=[Message(role="user", content="hi")])
+            )
+        answer = list(Answerer(settings).ask(QUESTION))[-1]
+    shown = [str(raised.value), answer.model_dump_json(), debug_logs.text]
+    assert "://[redacted]@" in str(raised.value)
+    assert not [text for text in shown if "hunter2-pw" in text]
+
+
 def test_a_quoted_key_is_redacted_but_the_reason_kept(fake_index):
     with serve(echo_auth_handler(401)) as url:
         settings = with_key(fake_index, url + "/v1")

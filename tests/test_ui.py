@@ -184,7 +184,20 @@ def test_binding_beyond_loopback_needs_a_password(settings):
     with pytest.raises(ConfigError, match="RAG_UI_PASSWORD"):
         auth_for(settings.model_copy(update={"ui_host": "0.0.0.0"}))
     secured = Settings(ui_host="0.0.0.0", ui_username="me", ui_password="s3cret")
-    assert auth_for(secured) == ("me", "s3cret")
+    login = auth_for(secured)
+    assert login("me", "s3cret") and not login("me", "wrong")
+
+
+def test_failed_logins_in_a_row_wait_longer_each_time():
+    from ui.app import Login
+
+    waits = []
+    login = Login("me", "s3cret", sleep=waits.append)
+    assert [login("me", guess) for guess in ("a", "b", "c")] == [False] * 3
+    assert waits == [1.0, 2.0, 3.0]
+    assert login("me", "s3cret") and waits == [1.0, 2.0, 3.0]  # success: no wait, count reset
+    login("me", "d")
+    assert waits[-1] == 1.0
 
 
 @pytest.fixture

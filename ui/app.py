@@ -5,6 +5,7 @@ same answers as an API (`/ask`, `/summarize`) for gradio_client."""
 import ipaddress
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -401,10 +402,36 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def auth_for(settings: Settings) -> tuple[str, str] | None:
+class Login:
+    """Checks the UI's username and password in constant time; each failed attempt in a row
+    waits longer before answering (1 s, 2 s, ... up to MAX_DELAY_S), so guessing is slow."""
+
+    MAX_DELAY_S = 8.0
+
+    def __init__(self, username: str, password: str, sleep=time.sleep):
+        self.username, self.password, self.sleep = username, password, sleep
+        self.failures = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, username: str, password: str) -> bool:
+        import hmac
+
+        ok = hmac.compare_digest(username.encode(), self.username.encode()) & hmac.compare_digest(
+            password.encode(), self.password.encode()
+        )
+        with self.lock:
+            self.failures = 0 if ok else self.failures + 1
+            delay = min(float(self.failures), self.MAX_DELAY_S)
+        if not ok:
+            log.warning("Failed UI login for %r (%d in a row)", username[:40], self.failures)
+            self.sleep(delay)
+        return ok
+
+
+def auth_for(settings: Settings) -> Login | None:
     """Basic auth from settings; binding beyond loopback without it is refused."""
     if settings.ui_username and settings.ui_password:
-        return settings.ui_username, settings.ui_password.get_secret_value()
+        return Login(settings.ui_username, settings.ui_password.get_secret_value())
     if not is_loopback(settings.ui_host):
         raise ConfigError(
             f"The UI would listen on {settings.ui_host}, beyond this machine, without a password. "

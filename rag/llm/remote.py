@@ -1,6 +1,7 @@
 """Backends on model servers, through llama-index's LLM classes: any OpenAI-compatible
 endpoint (OpenAI, vLLM, llama.cpp server, LM Studio) and Ollama."""
 
+import logging
 import re
 from collections.abc import Iterator
 
@@ -8,15 +9,33 @@ from rag.config import Settings
 from rag.errors import ConfigError
 from rag.llm.base import BackendError, LLMBackend, Prompt
 
-BEARER = re.compile(r"(Bearer\s+)[\w.~+/=-]+", re.IGNORECASE)
+BEARER = re.compile(r"((?:Bearer|Basic)\s+)[\w.~+/=-]+", re.IGNORECASE)
+USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)  # http://user:pw@
 
 
-def redact(text: str, secret: str | None) -> str:
-    """The text without the secret or any bearer token: servers and proxies sometimes quote
-    the request's Authorization header in their error bodies, and we show those."""
+def redact(text: str, secret: str | None = None) -> str:
+    """The text without the secret, any bearer token or any user:password in a URL: servers and
+    proxies sometimes quote the request's Authorization header in their error bodies, and
+    we show those."""
     if secret:
         text = text.replace(secret, "[redacted]")
-    return BEARER.sub(r"\1[redacted]", text)
+    return USERINFO.sub(r"\1[redacted]@", BEARER.sub(r"\1[redacted]", text))
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts URL credentials from what HTTP libraries log (they log request URLs whole)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info:  # tracebacks quote URLs too
+            message += "\n" + logging.Formatter().formatException(record.exc_info)
+            record.exc_info, record.exc_text = None, None
+        record.msg, record.args = redact(message), None
+        return True
+
+
+for _name in ("httpx", "httpcore", "openai._base_client", "llama_index"):
+    logging.getLogger(_name).addFilter(RedactingFilter())
 
 
 def is_timeout(error: Exception) -> bool:
@@ -126,7 +145,7 @@ class OpenAIBackend(OpenAICompatibleBackend):
                 f"The openai backend needs {', '.join(missing)} (in .env or the environment); "
                 "for a local server without auth, set the key to any value."
             )
-        self.where = settings.openai_base_url
+        self.where = redact(settings.openai_base_url)
         self.secret = settings.openai_api_key.get_secret_value()
 
     def connect(self):
@@ -141,7 +160,7 @@ class OllamaBackend(ChatServerBackend):
         from llama_index.llms.ollama import Ollama
 
         super().__init__(settings, embedder)
-        self.where = settings.ollama_host
+        self.where = redact(settings.ollama_host)
         self.llm = Ollama(
             model=settings.ollama_model,
             base_url=settings.ollama_host,
@@ -154,7 +173,8 @@ class OllamaBackend(ChatServerBackend):
         import httpx
 
         try:
-            response = httpx.get(f"{self.where.rstrip('/')}/api/tags", timeout=2.0)
+            host = self.settings.ollama_host.rstrip("/")
+            response = httpx.get(f"{host}/api/tags", timeout=2.0)
             response.raise_for_status()
             models = {m.get("name", "") for m in response.json().get("models", [])}
         except (httpx.HTTPError, ValueError) as error:
