@@ -311,3 +311,19 @@ def test_a_list_answer_is_one_line_per_paper(answerer_with):
     assert answer.layout == "list" and len(answer.citations) >= 2
     assert answer.text.count("\n") == len(answer.sentences) - 1
     assert answer_html(answer).count("<li>") == len(answer.sentences)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Zorblax Quuxington proposed a binding and separation method for continual learning [1].",
+        "Continual Learning: A Survey, IEEE Transactions on Neural Networks, reviews how video "
+        "language models forget [1].",
+    ],
+)
+def test_a_sentence_naming_someone_or_something_the_paper_never_names_is_not_supported(
+    answerer_with, reply
+):
+    question = "What did Zorblax Quuxington propose about continual learning for video?"
+    _, answer = run(answerer_with(reply=reply), question)
+    assert answer.abstained or all(s.supported is False for s in answer.sentences)

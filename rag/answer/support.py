@@ -9,7 +9,8 @@ import re
 import numpy as np
 
 from rag.models import AnswerSentence, Citation, Source, normalize_text
-from rag.sentences import metadata_sentence, split_sentences, stems, title_name
+from rag.retrieve.metadata import words_key
+from rag.sentences import GENERIC, metadata_sentence, split_sentences, stems, title_name
 
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
@@ -79,7 +80,13 @@ class SupportChecker:
                     sentence.citations = [better]
             if sentence.citations:
                 sentence.support = round(max(per_source[n - 1] for n in sentence.citations), 3)
-                sentence.supported = sentence.support >= self.threshold and not misattributed
+                sentence.supported = (
+                    sentence.support >= self.threshold
+                    and not misattributed
+                    and not unknown_names(
+                        sentence.text, [sources[n - 1] for n in sentence.citations]
+                    )
+                )
                 for n in sentence.citations:
                     pick = self._evidence(similarity[row], owner == n - 1, metadata)
                     if similarity[row][pick] > best_evidence.get(n, (-2.0, ""))[0]:
@@ -116,6 +123,32 @@ class SupportChecker:
         runner_up = per_source[ranked[1]] if len(ranked) > 1 else -1.0
         if best >= self.threshold + ADD_MARGIN and best - runner_up >= ADD_MARGIN:
             sentence.citations = [ranked[0] + 1]
+
+
+CAPITALIZED = re.compile(r"[A-Z][\w'’-]*")
+RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of|the|for|in|on|a|de|van|von|[A-Z][\w'’-]*))*")
+
+
+def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
+    """Names in the sentence (runs of two or more capitalized words: people, titles, venues)
+    that none of the cited papers' metadata or abstracts contains: "Zorblax Quuxington
+    proposed ...", "Continual Learning: A Survey, IEEE Transactions ...". A sentence naming
+    them is not supported, whatever its similarity."""
+    known = " ".join(
+        normalize_text(f"{metadata_sentence(s.paper)} {s.paper.abstract}") for s in cited
+    )
+    unknown = []
+    for run in RUN.findall(sentence):
+        words = run.split()
+        while words and (words[0].lower() in GENERIC or not CAPITALIZED.fullmatch(words[0])):
+            words = words[1:]  # "The", "This", "Both" open sentences
+        while words and not CAPITALIZED.fullmatch(words[-1]):
+            words = words[:-1]
+        if sum(bool(CAPITALIZED.fullmatch(w)) for w in words) >= 2:
+            name = " ".join(words)
+            if f" {words_key(name)} " not in f" {known} ":  # whole words, any punctuation
+                unknown.append(name)
+    return unknown
 
 
 def names_cited_paper(sentence: AnswerSentence, sources: list[Source]) -> bool:
