@@ -134,9 +134,7 @@ def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
     that none of the cited papers' metadata or abstracts contains: "Zorblax Quuxington
     proposed ...", "Continual Learning: A Survey, IEEE Transactions ...". A sentence naming
     them is not supported, whatever its similarity."""
-    known = " ".join(
-        normalize_text(f"{metadata_sentence(s.paper)} {s.paper.abstract}") for s in cited
-    )
+    known = " ".join(words_key(f"{metadata_sentence(s.paper)} {s.paper.abstract}") for s in cited)
     unknown = []
     for run in RUN.findall(sentence):
         words = run.split()
