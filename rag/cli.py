@@ -220,13 +220,11 @@ def ui_command(
 ):
     """Open the chat UI in the browser at http://127.0.0.1:7860 (indexes the corpus first if
     nothing is indexed yet)."""
-    from rag.index import bm25, run_ingest
+    from rag.index import ensure_index
 
     overrides = {"ui_host": host, "ui_port": port}
     settings = get_settings(**{name: value for name, value in overrides.items() if value})
-    if not bm25.read_manifest(settings.bm25_dir):
-        typer.echo("Nothing is indexed yet: indexing the corpus first.", err=True)
-        run_ingest(settings)
+    ensure_index(settings, say=lambda text: typer.echo(text, err=True))
     from ui.app import auth_for, launch
 
     auth_for(settings)  # refuse an open non-loopback bind before loading anything

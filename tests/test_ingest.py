@@ -206,3 +206,33 @@ def test_abstract_sentences_are_embedded_at_ingest_and_only_looked_up_when_answe
     del store._sentences
     report = run_ingest(settings, [corpus], show_progress=False)
     assert report.unchanged == 3 and set(store.sentence_vectors(sentences)) == set(sentences)
+
+
+def test_serving_after_an_interrupted_first_ingest_adds_nothing(settings, tmp_path):
+    import shutil
+
+    from rag.index import ensure_index
+
+    corpus = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [{"title": f"Mine {n}", "abstract": abstract(f"my topic {n}")} for n in range(3)],
+    )
+    run_ingest(settings, [corpus], show_progress=False)
+    shutil.rmtree(settings.bm25_dir)  # the state a kill before the BM25 build leaves
+    said = []
+    ensure_index(settings, say=said.append)
+    assert "ingest was interrupted" in said[0]
+    assert {p.title for p in open_store(settings).papers()} == {f"Mine {n}" for n in range(3)}
+    from rag.index.bm25 import BM25Index
+
+    assert len(BM25Index(settings.bm25_dir).papers) == 3  # searchable again
+
+
+def test_serving_an_empty_data_dir_indexes_the_corpus(settings, tmp_path):
+    from rag.index import ensure_index
+
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"title": "Only", "abstract": abstract("x")}])
+    said = []
+    ensure_index(settings.model_copy(update={"corpus_paths": [corpus]}), say=said.append)
+    assert said == ["Nothing is indexed yet: indexing the corpus first."]
+    assert [p.title for p in open_store(settings).papers()] == ["Only"]

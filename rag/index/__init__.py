@@ -60,6 +60,27 @@ def run_ingest(
     return report
 
 
+def ensure_index(settings: Settings, say=print) -> None:
+    """Before serving: index the configured corpus into an empty data dir. A store that has
+    papers but no BM25 index (an ingest was cut short) is the user's: its search index is
+    rebuilt from what is stored, and nothing is added to it."""
+    from rag.index import bm25
+
+    if bm25.read_manifest(settings.bm25_dir):
+        return
+    store = open_store(settings, create=True)
+    if store.count():
+        say(
+            f"The index in {settings.data_dir} has {len(store.indexed_papers())} papers but no "
+            "search index: an ingest was interrupted. Rebuilding the search index from them; "
+            "run `rag ingest` with your files again to finish."
+        )
+        refresh_lexical_index(settings, store)
+        return
+    say("Nothing is indexed yet: indexing the corpus first.")
+    run_ingest(settings)
+
+
 def refresh_lexical_index(settings: Settings, store) -> bool:
     """Rebuild the BM25 index and paper catalog unless they already match the store."""
     from rag.index import bm25
