@@ -236,3 +236,33 @@ def test_serving_an_empty_data_dir_indexes_the_corpus(settings, tmp_path):
     ensure_index(settings.model_copy(update={"corpus_paths": [corpus]}), say=said.append)
     assert said == ["Nothing is indexed yet: indexing the corpus first."]
     assert [p.title for p in open_store(settings).papers()] == ["Only"]
+
+
+def test_a_kill_between_writing_and_deleting_converges_on_the_next_run(
+    settings, tmp_path, monkeypatch
+):
+    corpus = tmp_path / "mine.jsonl"
+    papers = [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}")} for n in range(6)]
+    write_jsonl(corpus, papers)
+    run_ingest(settings, [corpus], show_progress=False)
+    for paper in papers:
+        paper["abstract"] = abstract(f"a revised topic {paper['title']}")
+    write_jsonl(corpus, papers)
+
+    class Killed(BaseException):  # like SIGKILL: nothing after it runs
+        pass
+
+    def killed(self, ids):
+        if ids:
+            raise Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ChromaStore, "delete", killed)  # the kill lands right after the writes
+        with pytest.raises(Killed):
+            run_ingest(settings, [corpus], show_progress=False)
+    assert len(open_store(settings).papers()) == 12  # every title twice, as the issue found
+
+    report = run_ingest(settings, [corpus], show_progress=False)
+    stored = open_store(settings).papers()
+    assert sorted(p.title for p in stored) == [f"Paper {n}" for n in range(6)]
+    assert all("revised" in p.abstract for p in stored) and report.removed == 6

@@ -60,9 +60,20 @@ def plan_ingest(
             plan.report.updated += 1
             plan.obsolete[paper.paper_id] = entry.chunk_ids
         plan.write.append(paper)
-    if prune:
-        plan.removed = sorted(chunk_id for entry in stale.values() for chunk_id in entry.chunk_ids)
-        plan.report.removed = len(stale)
+    # An older version of an incoming paper (same title, same file) that is still stored: a run
+    # was cut between writing the new version and deleting the old one. It goes, prune or not.
+    current = {(normalize_text(paper.title), paper.source_file) for paper in papers}
+    gone = (
+        stale
+        if prune
+        else {
+            pid: entry
+            for pid, entry in stale.items()
+            if (entry.title_key, entry.source_file) in current
+        }
+    )
+    plan.removed = sorted(chunk_id for entry in gone.values() for chunk_id in entry.chunk_ids)
+    plan.report.removed = len(gone)
     return plan
 
 
