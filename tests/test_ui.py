@@ -244,3 +244,28 @@ def test_api_input_out_of_range_is_clamped_or_explained(seed_index, retriever):
         chat.api_ask(PRICING_QUESTION, k="ten", backend="fake")
     with pytest.raises(gr.Error, match="history must be a list"):
         chat.api_ask(PRICING_QUESTION, history=[{"speaker": "me"}], backend="fake")
+
+
+def test_an_ingest_while_the_app_serves_is_picked_up_before_the_next_question(settings, tmp_path):
+    from rag.index import run_ingest
+    from tests.conftest import abstract, write_jsonl
+
+    settings = settings.model_copy(update={"min_relevance": 0.0})
+    corpus = tmp_path / "c.jsonl"
+    papers = [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}")} for n in range(3)]
+    write_jsonl(corpus, papers)
+    run_ingest(settings, [corpus], show_progress=False)
+    chat = Chat(settings, backends={"fake": None})
+    first = chat.api_ask("topic 1", backend="fake")
+    assert first["citations"]
+
+    papers[1]["abstract"] = abstract("a changed topic 1")  # new paper id, old chunks deleted
+    papers.append({"title": "Paper New", "abstract": abstract("brand new subject")})
+    write_jsonl(corpus, papers)
+    run_ingest(settings, [corpus], show_progress=False)
+
+    changed = chat.api_ask("changed topic 1", backend="fake")  # no KeyError: reloaded
+    assert "Paper 1" in {c["title"] for c in changed["citations"]}
+    assert "Paper New" in [row[0] for row in chat.papers()]
+    new = chat.api_ask("brand new subject", backend="fake")
+    assert "Paper New" in {s["title"] for s in new["sources"]}

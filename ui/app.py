@@ -48,10 +48,12 @@ class Chat:
         self.retriever = retriever or Retriever(settings)
         self.backends = backends if backends is not None else availability(settings)
         self._answerers = dict(answerers or {})
+        self._reload_lock = threading.Lock()
 
     # --- model-facing ---
 
     def answerer(self, backend: str | None) -> Answerer:
+        self.reload_if_reindexed()
         backend = backend or self.settings.llm_backend
         if backend not in self.backends:
             raise ConfigError(
@@ -63,6 +65,20 @@ class Chat:
             configured = self.settings.model_copy(update={"llm_backend": backend})
             self._answerers[backend] = Answerer(configured, retriever=self.retriever)
         return self._answerers[backend]
+
+    def reload_if_reindexed(self) -> bool:
+        """After an ingest (while this app runs), load the new index before the next question;
+        the answerers keep their backends (a loaded model stays loaded)."""
+        with self._reload_lock:
+            if not self.retriever.lexical.outdated():
+                return False
+            log.info("The index changed on disk: reloading it.")
+            self.retriever = Retriever(self.settings, embedder=self.retriever.embedder)
+            self._answerers = {
+                name: Answerer(old.settings, retriever=self.retriever, backend=old._backend)
+                for name, old in self._answerers.items()
+            }
+            return True
 
     def warm_up(self) -> None:
         """Load the default backend's model in the background (the first question then finds
@@ -157,6 +173,7 @@ class Chat:
 
     def papers(self, query: str = "") -> list[list[str]]:
         """The corpus as table rows, filtered by words in the title, authors, area or venue."""
+        self.reload_if_reindexed()
         words = (query or "").casefold().split()
         rows = []
         for paper in sorted(self.retriever.catalog.values(), key=lambda p: p.title.casefold()):

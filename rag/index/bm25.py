@@ -109,6 +109,8 @@ class BM25Index:
     def __init__(self, directory: Path):
         if not (directory / MANIFEST).is_file():
             raise StoreError(f"No BM25 index in {directory}; run `rag ingest` first.")
+        self.directory = directory
+        self.fingerprint = read_manifest(directory).get("fingerprint")
         self.chunk_ids: list[str] = json.loads((directory / CHUNK_IDS).read_text())
         self.papers = [
             Paper(abstract="", **json.loads(line))
@@ -122,6 +124,10 @@ class BM25Index:
 
             self.model = bm25s.BM25.load(str(directory))
         self.vocabulary = set(self.model.vocab_dict) if self.model else set()  # stemmed words
+
+    def outdated(self) -> bool:
+        """Whether an ingest has rebuilt the index on disk since this one was loaded."""
+        return read_manifest(self.directory).get("fingerprint") != self.fingerprint
 
     def search(self, query: str, n: int, mask=None) -> list[tuple[str, float]]:
         """Up to n (chunk_id, score) pairs with a positive score, best first."""

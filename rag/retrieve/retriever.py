@@ -145,6 +145,8 @@ class Retriever:
             relevance[pid] = float(np.max(np.asarray(vectors) @ np.asarray(vector)))
         sources = []
         for pid in top:
+            if best_chunk[pid] not in stored or f"{pid}#0" not in stored:
+                continue  # replaced by an ingest that is running now
             document, metadata = stored[best_chunk[pid]]
             paper = self.catalog[pid].model_copy(
                 update={"abstract": stored[f"{pid}#0"][1].get("abstract", "")}
