@@ -163,6 +163,28 @@ def hanging_handler():
     return Handler
 
 
+def endless_handler(delay_s: float):
+    """A server that streams words every `delay_s` seconds and never finishes, whatever
+    max_tokens says (until the test ends or the client hangs up)."""
+
+    class Handler(QuietHandler):
+        release = threading.Event()
+
+        def do_POST(self):
+            self.json_body()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            try:
+                while not Handler.release.wait(delay_s):
+                    self.wfile.write(chunk_line("more"))
+                    self.wfile.flush()
+            except OSError:  # the client hung up: what we want
+                pass
+
+    return Handler
+
+
 def cut_off_handler(words: list[str], chunked: bool):
     """A server that streams a few words of an answer, then drops the connection: mid-chunk
     when `chunked` (HTTP/1.1, as vLLM or llama.cpp send), else by just closing (HTTP/1.0)."""

@@ -11,11 +11,13 @@ from pydantic import SecretStr
 from rag.answer.pipeline import Answerer
 from rag.config import Settings
 from rag.errors import ConfigError, StoreError
-from rag.llm import BackendError, availability, load_backend
+from rag.llm import BackendError, Prompt, availability, load_backend
+from rag.models import Message
 from rag.llm.bundled import QWEN_CODER_1_5B
 from tests.conftest import SEEDS, TITLES, free_port
 from tests.fake_servers import (
     cut_off_handler,
+    endless_handler,
     hanging_handler,
     ollama_handler,
     openai_handler,
@@ -145,6 +147,10 @@ SERVER_FAULTS = {
         f"stopped before the answer was finished ({len(' '.join(WORDS)) + 1} characters received)",
     ),
     "never answers": (hanging_handler, f"no answer within {TIMEOUT_S} s (RAG_LLM_TIMEOUT_S"),
+    "trickles a word a second, never finishing": (
+        lambda: endless_handler(0.5),
+        f"no answer within {TIMEOUT_S} s (RAG_LLM_TIMEOUT_S sets the limit; ",
+    ),
 }
 
 
@@ -168,10 +174,23 @@ def test_openai_server_fault_shows_the_extractive_answer_with_the_reason(
     handler = make_handler()
     with serve(handler) as url:
         streamed, answer, seconds = ask(openai_settings(fake_index, url), fake_retriever)
-    assert seconds < WORST_CASE_S
+    assert seconds < (WORST_CASE_S if fault != "trickles a word a second, never finishing" else 5)
     assert_extractive_fallback(answer, streamed, f"(server: {url}/v1)", expected)
     if fault == "never answers":  # one retry at most: a hung server costs two timeouts
         assert handler.requests <= 2
+
+
+def test_a_server_that_ignores_max_tokens_is_cut_off_at_the_limit(fake_index):
+    settings = openai_settings(fake_index, "").model_copy(update={"llm_timeout_s": 30})
+    with serve(endless_handler(0.0)) as url:
+        settings = settings.model_copy(update={"openai_base_url": url + "/v1"})
+        started = time.perf_counter()
+        pieces = list(
+            load_backend("openai", settings).stream(
+                Prompt(messages=[Message(role="user", content="hi")], max_tokens=20)
+            )
+        )
+    assert len(pieces) <= 20 + 8 and time.perf_counter() - started < 10
 
 
 def test_openai_without_base_url_never_calls_a_default_host(fake_index, monkeypatch):

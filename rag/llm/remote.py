@@ -3,12 +3,16 @@ endpoint (OpenAI, vLLM, llama.cpp server, LM Studio) and Ollama."""
 
 import logging
 import re
+import threading
+import time
 from collections.abc import Iterator
 
 from rag.config import Settings
 from rag.errors import ConfigError
 from rag.llm.base import BackendError, LLMBackend, Prompt
 
+log = logging.getLogger(__name__)
+CAP_SLACK = 8  # streamed pieces beyond max_tokens before we stop reading (pieces ~ tokens)
 BEARER = re.compile(r"((?:Bearer|Basic)\s+)[\w.~+/=-]+", re.IGNORECASE)
 USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)  # http://user:pw@
 
@@ -64,16 +68,35 @@ class ChatServerBackend(LLMBackend):
         from llama_index.core.llms import ChatMessage
 
         messages = [ChatMessage(role=m.role, content=m.content) for m in prompt.messages]
-        (llm, http), received, finished = self.connect(), 0, False
+        (llm, http), received, pieces, finished = self.connect(), 0, 0, False
+        limit = self.settings.llm_timeout_s
+        # The deadline covers the whole answer (a slow or stalled stream, retries included):
+        # when it passes, the connection is closed, which ends any read that is waiting.
+        deadline = threading.Timer(limit, http.close) if http is not None else None
+        started = time.monotonic()
+        if deadline:
+            deadline.daemon = True
+            deadline.start()
         try:
             for response in llm.stream_chat(messages, max_tokens=prompt.max_tokens):
                 finished = finished or self.finished(response.raw)
                 if response.delta:
-                    received += len(response.delta)
+                    received, pieces = received + len(response.delta), pieces + 1
                     yield response.delta
+                if pieces >= prompt.max_tokens + CAP_SLACK:  # the server ignores max_tokens
+                    log.warning("%s: stopped at the %d-token limit", self.where, prompt.max_tokens)
+                    finished = True
+                    break
         except Exception as error:  # noqa: BLE001 - whatever the server did, say so
+            if time.monotonic() - started >= limit:
+                raise BackendError(
+                    f"no answer within {limit:g} s (RAG_LLM_TIMEOUT_S sets the limit; "
+                    f"{received} characters had arrived) (server: {self.where})"
+                ) from None
             raise BackendError(self.failure(error)) from None
         finally:  # also when the reader stops early (Stop, Ctrl-C): the server sees us hang up
+            if deadline:
+                deadline.cancel()
             if http is not None:
                 http.close()
         if not finished:  # a dropped connection can look like the end of the stream
