@@ -114,6 +114,9 @@ class Settings(BaseSettings):
         None, description="Chroma server host; unset means an embedded store under data_dir."
     )
     chroma_port: int = Field(8000, description="Chroma server port (with chroma_host).")
+    chroma_timeout_s: float = Field(
+        30.0, gt=0, description="Seconds to wait for each answer of a Chroma server."
+    )
     collection_name: str = Field("papers", description="Chroma collection holding the chunks.")
     ui_host: str = Field(
         "127.0.0.1",

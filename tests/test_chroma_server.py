@@ -65,3 +65,27 @@ def test_unreachable_server_is_a_clear_error(tmp_path):
     settings = Settings(embedding_model="fake", chroma_host="127.0.0.1", chroma_port=free_port())
     with pytest.raises(StoreError, match="chroma run"):
         open_store(settings)
+
+
+def test_a_chroma_server_that_never_answers_is_one_clear_error_within_the_timeout(tmp_path):
+    from rag.config import Settings
+    from rag.errors import StoreError
+    from rag.index import open_store
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)  # accepts connections (the kernel does) and never answers
+    try:
+        settings = Settings(
+            embedding_model="fake",
+            data_dir=tmp_path / "data",
+            chroma_host="127.0.0.1",
+            chroma_port=listener.getsockname()[1],
+            chroma_timeout_s=1,
+        )
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="no answer within 1 s .RAG_CHROMA_TIMEOUT_S"):
+            open_store(settings)
+        assert time.monotonic() - started < 10
+    finally:
+        listener.close()

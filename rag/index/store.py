@@ -68,8 +68,16 @@ def paper_from_metadata(metadata: dict) -> Paper:
 
 def unreachable(settings: Settings, error: Exception, lost: bool = False) -> StoreError:
     """The Chroma server cannot be reached (or stopped answering): where, and what to do."""
+    import httpx
+
     where = f"{settings.chroma_host}:{settings.chroma_port}"
     what = "Lost the connection to" if lost else "Cannot reach"
+    if isinstance(error, httpx.TimeoutException):
+        return StoreError(
+            f"The Chroma server at {where} gave no answer within {settings.chroma_timeout_s:g} s "
+            "(RAG_CHROMA_TIMEOUT_S sets the limit): it is hung or overloaded. Restart it, or "
+            "unset RAG_CHROMA_HOST to use the embedded store."
+        )
     start = f"`chroma run --path DIR --port {settings.chroma_port}`"
     return StoreError(
         f"{what} the Chroma server at {where} ({type(error).__name__}: {error}). "
@@ -104,12 +112,22 @@ def open_client(settings: Settings, create: bool = True):
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     if settings.chroma_host:
+        import httpx
+
+        # Chroma's client waits forever on a server that accepts and never answers: ask first,
+        # with our timeout, then give its own HTTP session the same timeout.
+        url = f"http://{settings.chroma_host}:{settings.chroma_port}/api/v2/heartbeat"
         try:
-            return chromadb.HttpClient(
+            httpx.get(url, timeout=settings.chroma_timeout_s).raise_for_status()
+            client = chromadb.HttpClient(
                 host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
             )
         except Exception as error:
             raise unreachable(settings, error) from None
+        session = getattr(getattr(client, "_server", None), "_session", None)
+        if session is not None:
+            session.timeout = httpx.Timeout(settings.chroma_timeout_s)
+        return client
     if not create and not (settings.chroma_dir / "chroma.sqlite3").is_file():
         raise StoreError(
             f"No index in {settings.data_dir.resolve()} (RAG_DATA_DIR); run `rag ingest` first, "
