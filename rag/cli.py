@@ -32,6 +32,8 @@ def ingest_command(
     report = run_ingest(get_settings(), paths or None, titles, prune, show_progress=not as_json)
     for problem in report.problems:
         typer.secho(f"rejected: {problem}", err=True, fg="yellow")
+    for warning in report.warnings:
+        typer.secho(f"note: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps(report.model_dump()))
     else:

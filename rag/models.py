@@ -5,7 +5,7 @@ import re
 import unicodedata
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 
 def normalize_text(text: str) -> str:
@@ -37,6 +37,7 @@ class Paper(BaseModel):
     url: str | None = None
     abstract: str
     source_file: str
+    _line: int | None = PrivateAttr(None)  # where the record was read, for messages
 
 
 class Chunk(BaseModel):
@@ -160,6 +161,7 @@ class Problem(BaseModel):
     file: str
     line: int | None = None
     message: str
+    warning: bool = False  # something was ignored, nothing was rejected
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file

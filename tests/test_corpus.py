@@ -187,3 +187,32 @@ def test_a_short_or_ambiguous_titles_entry_renames_nothing(tmp_path):
     messages = " | ".join(p.message for p in loaded.problems)
     assert "at least 30 are needed" in messages
     assert "'Graphs' matches 2 abstracts; not applied" in messages
+
+
+def test_unused_csv_columns_and_long_rows_are_noted_once_and_rejected_nowhere(tmp_path):
+    body = "".join(f'T{n},"{abstract(f"topic {n}")}",note {n},2020,extra\n' for n in range(5))
+    corpus = tmp_path / "c.csv"
+    corpus.write_text("title,abstract,notes,year\n" + body)
+    papers, problems = read_file(corpus, 20_000)
+    assert len(papers) == 5
+    assert [(p.message, p.warning) for p in problems] == [
+        (
+            "columns 'notes', 'year' not used (used: title, abstract, authors, area, subarea, "
+            "venue, url)",
+            True,
+        ),
+        (
+            "5 rows have more cells than the header (first at line 2); the extra cells were "
+            "ignored",
+            True,
+        ),
+    ]
+
+
+def test_a_duplicate_names_its_line_and_the_line_of_the_first(tmp_path):
+    records = [{"title": "A", "abstract": abstract("x")}, {"title": "B", "abstract": abstract("y")}]
+    corpus = write_jsonl(tmp_path / "c.jsonl", [*records, {**records[0], "title": "A again"}])
+    loaded = load_corpus([corpus], None, 20_000)
+    assert [str(p) for p in loaded.problems] == [
+        f"{corpus}:3: duplicate abstract of 'A' ({corpus}:1) skipped"
+    ]

@@ -266,3 +266,10 @@ def test_a_kill_between_writing_and_deleting_converges_on_the_next_run(
     stored = open_store(settings).papers()
     assert sorted(p.title for p in stored) == [f"Paper {n}" for n in range(6)]
     assert all("revised" in p.abstract for p in stored) and report.removed == 6
+
+
+def test_notes_about_ignored_columns_are_not_errors(settings, tmp_path):
+    corpus = tmp_path / "c.csv"
+    corpus.write_text(f'title,abstract,year\nT,"{abstract("x")}",2020\n')
+    report = run_ingest(settings, [corpus], prune=True, show_progress=False)  # not refused
+    assert (report.added, report.errors, len(report.warnings)) == (1, 0, 1)

@@ -67,19 +67,21 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
     if not text.strip():
         return [], [Problem(file=str(path), message="file is empty")]
     rejected: list[tuple[int | None, str]] = []
+    notes: list[str] = []
     try:
         if suffix == ".txt":
             records = seed_records(text)
         elif suffix == ".jsonl":
             records, rejected = jsonl_records(text)
         else:
-            records = csv_records(text)
+            records, notes = csv_records(text)
     except RecordError as error:
         return [], [Problem(file=str(path), message=str(error))]
     papers = []
     for line, record in records:
         try:
             papers.append(build_paper(record, str(path), max_abstract_chars))
+            papers[-1]._line = line
         except RecordError as error:
             rejected.append((line, str(error)))
     if not records and not rejected:
@@ -93,6 +95,7 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
         problems = problems[:MAX_PROBLEMS_PER_FILE] + [
             Problem(file=str(path), message=f"… and {more:,} more rejected records{verdict}")
         ]
+    problems += [Problem(file=str(path), message=note, warning=True) for note in notes]
     return papers, problems
 
 
@@ -111,10 +114,13 @@ def load_corpus(paths: list[Path], titles_path: Path | None, max_abstract_chars:
     unique: dict[str, Paper] = {}
     for paper in papers:
         if paper.paper_id in unique:
+            first = unique[paper.paper_id]
+            where = f"{first.source_file}:{first._line}" if first._line else first.source_file
             problems.append(
                 Problem(
                     file=paper.source_file,
-                    message=(f"duplicate abstract of '{unique[paper.paper_id].title}' skipped"),
+                    line=paper._line,
+                    message=f"duplicate abstract of '{first.title}' ({where}) skipped",
                 )
             )
         else:

@@ -47,8 +47,12 @@ def jsonl_records(text: str) -> tuple[list[tuple[int, dict]], list[tuple[int, st
     return records, rejected
 
 
-def csv_records(text: str) -> list[tuple[int, dict]]:
-    """Records from CSV text; raises RecordError when there is no `abstract` column."""
+CSV_COLUMNS = ("title", "abstract", "authors", "area", "subarea", "venue", "url")
+
+
+def csv_records(text: str) -> tuple[list[tuple[int, dict]], list[str]]:
+    """Records from CSV text, and notes about what was ignored (each said once); raises
+    RecordError when there is no `abstract` column."""
     reader = csv.reader(io.StringIO(text, newline=""))
     columns = [name.strip().lower() for name in next(reader, [])]
     if "abstract" not in columns:
@@ -56,9 +60,22 @@ def csv_records(text: str) -> list[tuple[int, dict]]:
             f"no 'abstract' column (found: {', '.join(columns) or 'nothing'}); "
             "CSV corpora need a header row with at least 'abstract' (and ideally 'title')"
         )
-    records, line = [], reader.line_num
+    notes = []
+    if unused := [name for name in columns if name not in CSV_COLUMNS]:
+        notes.append(
+            f"column{'s' * (len(unused) > 1)} {', '.join(map(repr, unused))} not used "
+            f"(used: {', '.join(CSV_COLUMNS)})"
+        )
+    records, line, long_rows = [], reader.line_num, []
     for row in reader:  # csv.reader, not DictReader: it hides blank lines from line_num
         if row:
             records.append((line + 1, dict(zip(columns, row))))
+            if len(row) > len(columns):
+                long_rows.append(line + 1)
         line = reader.line_num
-    return records
+    if long_rows:
+        notes.append(
+            f"{len(long_rows)} rows have more cells than the header (first at line "
+            f"{long_rows[0]}); the extra cells were ignored"
+        )
+    return records, notes

@@ -38,16 +38,17 @@ def run_ingest(
         titles if titles and titles.is_file() else None,
         settings.max_abstract_chars,
     )
+    errors = [problem for problem in corpus.problems if not problem.warning]
     if not corpus.papers:
         raise CorpusError(
             f"No papers could be read from {', '.join(map(str, paths or settings.corpus_paths))}"
-            f" ({len(corpus.problems)} records rejected); nothing was changed."
-            + (f" First problem: {corpus.problems[0]}" if corpus.problems else "")
+            f" ({len(errors)} records rejected); nothing was changed."
+            + (f" First problem: {errors[0]}" if errors else "")
         )
-    if prune and corpus.problems:
+    if prune and errors:
         raise CorpusError(
-            f"--prune refused: {len(corpus.problems)} records of the corpus could not be read "
-            f"(first: {corpus.problems[0]}), so papers that are only unreadable would be removed "
+            f"--prune refused: {len(errors)} records of the corpus could not be read "
+            f"(first: {errors[0]}), so papers that are only unreadable would be removed "
             "from the index. Fix those records, or run without --prune; nothing was changed."
         )
     embedder = embedder or embedder_from_settings(settings)
@@ -55,8 +56,9 @@ def run_ingest(
     store = open_store(settings, create=True)
     report = ingest(corpus.papers, store, chunker, prune, show_progress)
     refresh_lexical_index(settings, store)
-    report.errors = len(corpus.problems)
-    report.problems = [str(problem) for problem in corpus.problems]
+    report.errors = len(errors)
+    report.problems = [str(problem) for problem in errors]
+    report.warnings = [str(problem) for problem in corpus.problems if problem.warning]
     return report
 
 

@@ -23,6 +23,7 @@ class IngestReport(BaseModel):
     removed: int = 0
     errors: int = 0
     problems: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)  # ignored parts of accepted records
 
 
 class Plan(BaseModel):
