@@ -45,6 +45,33 @@ def ingest_command(
         raise typer.Exit(1)
 
 
+@app.command("doctor")
+def doctor_command(
+    repair: bool = typer.Option(False, "--repair", help="Rebuild whatever is damaged."),
+    as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+):
+    """Check that the store, its vector index, the BM25 index and the catalog are readable and
+    agree; with --repair, rebuild what is damaged (a damaged store from its corpus files)."""
+    from rag.index.doctor import diagnose
+    from rag.index.doctor import repair as rebuild
+
+    settings = get_settings()
+    findings = diagnose(settings)
+    if repair and not all(f.ok for f in findings):
+        rebuild(settings, findings, say=lambda text: typer.echo(text, err=True))
+        findings = diagnose(settings)
+    if as_json:
+        typer.echo(json.dumps([f.model_dump() for f in findings]))
+    else:
+        for finding in findings:
+            mark = "ok " if finding.ok else "BAD"
+            typer.echo(f"{mark} {finding.part}: {finding.detail}")
+    if not all(f.ok for f in findings):
+        if not repair:
+            typer.echo("Run `rag doctor --repair` to rebuild what is damaged.", err=True)
+        raise typer.Exit(1)
+
+
 @app.command("papers")
 def papers_command(as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")):
     """List the indexed papers."""

@@ -11,6 +11,9 @@ def open_store(settings: Settings, create: bool = False):
     from rag.index.embedder import embedder_name
     from rag.index.store import ChromaStore
 
+    from rag.index.doctor import check_before_opening
+
+    check_before_opening(settings)  # a damaged file must give a message, not a segfault
     name = embedder_name(settings.embedding_model, settings.embedding_backend)
     return ChromaStore(settings, name, create=create)
 
@@ -85,12 +88,17 @@ def ensure_index(settings: Settings, say=print) -> None:
 
 def refresh_lexical_index(settings: Settings, store) -> bool:
     """Rebuild the BM25 index and paper catalog unless they already match the store."""
+    from rag.errors import StoreError
     from rag.index import bm25
     from rag.index.store import paper_from_metadata
 
     hashes = {pid: entry.content_hash for pid, entry in store.indexed_papers().items()}
     if bm25.read_manifest(settings.bm25_dir).get("fingerprint") == bm25.fingerprint(hashes):
-        return False
+        try:
+            bm25.BM25Index(settings.bm25_dir)
+            return False
+        except StoreError:  # the manifest is intact but the files behind it are not
+            pass
     rows = store.rows()
     papers = [paper_from_metadata(meta) for _, _, meta in rows if meta["chunk"] == 0]
     bm25.build(settings.bm25_dir, rows, papers, hashes)

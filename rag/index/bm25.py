@@ -111,6 +111,15 @@ class BM25Index:
             raise StoreError(f"No BM25 index in {directory}; run `rag ingest` first.")
         self.directory = directory
         self.fingerprint = read_manifest(directory).get("fingerprint")
+        try:
+            self._load(directory)
+        except Exception as error:  # noqa: BLE001 - any unreadable file: one clear message
+            raise StoreError(
+                f"The BM25 index in {directory} is damaged ({type(error).__name__}: "
+                f"{str(error)[:120]}); run `rag doctor --repair` (or `rag ingest`)."
+            ) from None
+
+    def _load(self, directory: Path) -> None:
         self.chunk_ids: list[str] = json.loads((directory / CHUNK_IDS).read_text())
         self.papers = [
             Paper(abstract="", **json.loads(line))
@@ -123,6 +132,10 @@ class BM25Index:
             import bm25s
 
             self.model = bm25s.BM25.load(str(directory))
+            if self.model.scores["num_docs"] != len(self.chunk_ids):
+                raise ValueError(
+                    f"{self.model.scores['num_docs']} documents, not {len(self.chunk_ids)}"
+                )
         self.vocabulary = set(self.model.vocab_dict) if self.model else set()  # stemmed words
 
     def outdated(self) -> bool:

@@ -1,0 +1,267 @@
+"""Health of the index on disk: is the store readable, does the vector index find what it holds,
+do the BM25 index and the catalog agree with the store; and the repair of what is damaged.
+
+Reading a damaged HNSW file can kill the process (SIGSEGV inside Chroma's hnswlib), so every
+command first checks the files' structure without Chroma (`check_before_opening`: SQLite's quick
+check and the HNSW headers, sizes and links, in milliseconds). `rag doctor` also opens the
+vector index in a child process and asks it to find sampled chunks by their own vectors.
+
+    python -m rag.index.doctor DATA_DIR COLLECTION   # that probe: prints a JSON verdict
+"""
+
+import json
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+
+from rag.config import Settings
+from rag.errors import StoreError
+
+PROBE_TIMEOUT_S = 300
+SAMPLE = 5  # chunks whose own vector must find them
+REPAIR = "run `rag doctor --repair`"
+# hnswlib's header.bin as Chroma writes it: version, offsetLevel0, max_elements,
+# cur_element_count, size_data_per_element, label_offset, offsetData, maxlevel,
+# enterpoint_node, maxM, maxM0, M, mult, ef_construction.
+HEADER = struct.Struct("<iQQQQQQiIQQQdQ")
+
+
+class Finding(BaseModel):
+    """One checked part of the index."""
+
+    part: str
+    ok: bool
+    detail: str
+
+
+def check_before_opening(settings: Settings) -> None:
+    """Raise a StoreError naming the repair when the embedded store's files are damaged, before
+    Chroma reads them (and perhaps crashes)."""
+    if settings.chroma_host or not (settings.chroma_dir / "chroma.sqlite3").is_file():
+        return
+    for finding in (database_finding(settings), segments_finding(settings)):
+        if not finding.ok:
+            raise StoreError(
+                f"The index in {settings.data_dir} is damaged: {finding.detail}. To rebuild it, "
+                f"{REPAIR}."
+            )
+
+
+def database_finding(settings: Settings) -> Finding:
+    """SQLite's own integrity check of chroma.sqlite3 (read-only)."""
+    path = settings.chroma_dir / "chroma.sqlite3"
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            result = db.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.Error as error:
+        result = str(error)
+    ok = result == "ok"
+    return Finding(part="store database", ok=ok, detail="readable" if ok else f"{path}: {result}")
+
+
+def segments_finding(settings: Settings) -> Finding:
+    """Every HNSW segment folder the database lists is there (when its collection holds
+    anything) and structurally sound."""
+    path = settings.chroma_dir / "chroma.sqlite3"
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            segments = db.execute(
+                "SELECT s.id, (SELECT COUNT(*) FROM embeddings e JOIN segments m "
+                "ON e.segment_id = m.id WHERE m.collection = s.collection) "
+                "FROM segments s WHERE s.scope = 'VECTOR'"
+            ).fetchall()
+    except sqlite3.Error as error:
+        return Finding(part="vector index files", ok=False, detail=f"{path}: {error}")
+    for segment, rows in segments:
+        folder = settings.chroma_dir / segment
+        if not folder.is_dir():
+            if rows:
+                detail = f"the vector index folder {folder} is missing"
+                return Finding(part="vector index files", ok=False, detail=detail)
+            continue
+        if problem := hnsw_problem(folder):
+            return Finding(part="vector index files", ok=False, detail=f"{folder}: {problem}")
+    return Finding(part="vector index files", ok=True, detail=f"{len(segments)} segments sound")
+
+
+def hnsw_problem(folder: Path) -> str | None:
+    """What is wrong with an HNSW segment's files, if anything (None: sound, or not written
+    yet)."""
+    names = ("header.bin", "data_level0.bin", "length.bin", "link_lists.bin")
+    present = [name for name in names if (folder / name).is_file()]
+    if not present:
+        return None  # Chroma keeps small collections in its log until they grow
+    if len(present) < len(names):
+        return f"missing {', '.join(sorted(set(names) - set(present)))}"
+    raw = (folder / "header.bin").read_bytes()
+    if len(raw) != HEADER.size:
+        return f"header.bin is {len(raw)} bytes, not {HEADER.size}"
+    (_, _, capacity, count, size, label_at, data_at, _, entry, _, max_m0, _, _, _) = HEADER.unpack(
+        raw
+    )
+    if not (
+        count <= capacity < 2**40
+        and data_at == 4 + 4 * max_m0
+        and label_at + 8 == size
+        and (count == 0 or entry < count)
+    ):
+        return "header.bin is not a valid index header"
+    level0 = folder / "data_level0.bin"
+    stored = level0.stat().st_size
+    if stored % size or not count * size <= stored <= capacity * size:  # all, or the used
+        return f"data_level0.bin is {stored} bytes, not {count} or {capacity} x {size}"
+    lengths = (folder / "length.bin").stat().st_size  # a float per element
+    if lengths % 4 or not 4 * count <= lengths <= 4 * capacity:
+        return "length.bin does not match the header"
+    if count:
+        rows = np.fromfile(level0, dtype=np.uint8).reshape(stored // size, size)[:count]
+        links = rows[:, :data_at].copy().view(np.uint32)
+        sizes = links[:, 0] & 0xFFFF
+        ids = np.where(np.arange(max_m0) < sizes[:, None], links[:, 1:], 0)
+        if (sizes > max_m0).any() or (ids >= count).any():
+            return "data_level0.bin holds links to elements that do not exist"
+    return None
+
+
+def vector_finding(settings: Settings) -> Finding:
+    """The vector index opened in a child process: it must count the chunks and find each
+    sampled chunk by its own vector."""
+    command = [sys.executable, "-m", "rag.index.doctor", str(settings.data_dir)]
+    command.append(settings.collection_name)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return Finding(part="vector index", ok=False, detail="opening it hangs")
+    if done.returncode < 0:
+        detail = f"opening it kills the process (signal {-done.returncode})"
+        return Finding(part="vector index", ok=False, detail=detail)
+    try:
+        verdict = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        return Finding(part="vector index", ok=False, detail=f"cannot be read ({tail[0][:200]})")
+    return Finding(part="vector index", **verdict)
+
+
+def probe(data_dir: Path, collection: str) -> dict:
+    """Run in the child: open the collection, count it, find sampled chunks by their vectors."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    try:
+        client = chromadb.PersistentClient(
+            path=str(data_dir / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
+        )
+        store = client.get_collection(collection, embedding_function=None)
+        count = store.count()
+        if not count:
+            return {"ok": True, "detail": "empty"}
+        sample = store.get(limit=SAMPLE, include=["embeddings"])
+        found = store.query(
+            query_embeddings=sample["embeddings"], n_results=3, include=["distances"]
+        )
+        lost = [  # a chunk must find itself (or an identical vector: duplicate text)
+            cid
+            for cid, hits, distances in zip(sample["ids"], found["ids"], found["distances"])
+            if cid not in hits and not (distances and distances[0] < 1e-6)
+        ]
+    except Exception as error:  # noqa: BLE001 - any failure is the verdict
+        return {"ok": False, "detail": f"cannot be read ({type(error).__name__}: {error})"[:300]}
+    if lost:
+        return {"ok": False, "detail": f"its vectors do not find their own chunks ({lost[0]})"}
+    return {"ok": True, "detail": f"{count} chunks; sampled chunks are found by their vectors"}
+
+
+def lexical_finding(settings: Settings) -> Finding:
+    """The BM25 index and catalog load, and hold exactly the store's chunks and papers."""
+    from rag.index import open_store
+    from rag.index.bm25 import BM25Index, fingerprint
+
+    try:
+        lexical = BM25Index(settings.bm25_dir)
+        store = open_store(settings)
+        indexed = store.indexed_papers()
+    except StoreError as error:
+        return Finding(part="BM25 index and catalog", ok=False, detail=str(error))
+    hashes = {pid: entry.content_hash for pid, entry in indexed.items()}
+    chunk_ids = {cid for entry in indexed.values() for cid in entry.chunk_ids}
+    problems = []
+    if lexical.fingerprint != fingerprint(hashes):
+        problems.append("built from another version of the store")
+    if set(lexical.chunk_ids) != chunk_ids:
+        problems.append(f"{len(lexical.chunk_ids)} chunks, the store has {len(chunk_ids)}")
+    if {p.paper_id for p in lexical.papers} != set(indexed):
+        problems.append(f"{len(lexical.papers)} papers, the store has {len(indexed)}")
+    detail = "; ".join(problems) or f"{len(indexed)} papers, {len(chunk_ids)} chunks, as stored"
+    return Finding(part="BM25 index and catalog", ok=not problems, detail=detail)
+
+
+def diagnose(settings: Settings) -> list[Finding]:
+    """Every part, in order; a part whose foundation is damaged is not opened."""
+    if settings.chroma_host:
+        from rag.index import open_store
+
+        count = open_store(settings).count()  # a server checks its own files
+        findings = [Finding(part="Chroma server", ok=True, detail=f"{count} chunks")]
+        return [*findings, lexical_finding(settings)]
+    if not (settings.chroma_dir / "chroma.sqlite3").is_file():
+        return [Finding(part="store", ok=False, detail=f"no index in {settings.data_dir}")]
+    findings = [database_finding(settings)]
+    for check in (segments_finding, vector_finding, lexical_finding):
+        if not findings[-1].ok:
+            break
+        findings.append(check(settings))
+    return findings
+
+
+def source_files(settings: Settings) -> list[Path]:
+    """The corpus files the stored papers came from (read from the database directly, which
+    needs no vector index)."""
+    path = settings.chroma_dir / "chroma.sqlite3"
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            rows = db.execute(
+                "SELECT DISTINCT string_value FROM embedding_metadata WHERE key = 'source_file'"
+            ).fetchall()
+        return sorted(Path(value) for (value,) in rows if value)
+    except sqlite3.Error:
+        return []
+
+
+def repair(settings: Settings, findings: list[Finding], say=print) -> None:
+    """Rebuild what is damaged: the BM25 index from the store; a damaged store from the corpus
+    files its papers came from (the damaged store is kept aside, not deleted)."""
+    from rag.index import refresh_lexical_index, run_ingest
+
+    damaged = {finding.part for finding in findings if not finding.ok}
+    if damaged & {"store", "store database", "vector index files", "vector index"}:
+        files = [path for path in source_files(settings) if path.is_file()] or None
+        if settings.chroma_dir.is_dir():
+            aside = settings.data_dir / f"chroma.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+            settings.chroma_dir.rename(aside)
+            say(f"Moved the damaged store to {aside}.")
+        shutil.rmtree(settings.bm25_dir, ignore_errors=True)
+        say(
+            "Rebuilding the index from "
+            + (", ".join(map(str, files)) if files else "the configured corpus")
+            + " …"
+        )
+        report = run_ingest(settings, files, show_progress=True)
+        say(f"Rebuilt: {report.added} papers, {report.errors} records rejected.")
+    elif damaged:
+        from rag.index import open_store
+
+        shutil.rmtree(settings.bm25_dir, ignore_errors=True)
+        refresh_lexical_index(settings, open_store(settings))
+        say("Rebuilt the BM25 index and catalog from the store.")
+
+
+if __name__ == "__main__":
+    print(json.dumps(probe(Path(sys.argv[1]), sys.argv[2])))

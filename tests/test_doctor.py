@@ -1,0 +1,129 @@
+"""A damaged index: every command says so in one message naming the repair (never a segfault or
+a traceback), `rag doctor` finds what is wrong, and `rag doctor --repair` rebuilds it."""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from rag.config import Settings
+from rag.index import run_ingest
+from tests.conftest import abstract, write_jsonl
+
+CHUNKS_ON_DISK = 1_100  # Chroma writes its HNSW files once a collection passes 1,000 vectors
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """An index of a big enough corpus that its vector index lives in HNSW files."""
+    folder = tmp_path_factory.mktemp("pristine")
+    corpus = write_jsonl(
+        folder / "mine.jsonl",
+        [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}", 20)} for n in range(1_100)],
+    )
+    settings = Settings(
+        embedding_model="fake", data_dir=folder / "data", corpus_paths=[corpus], titles_path=None
+    )
+    run_ingest(settings, show_progress=False)
+    return settings
+
+
+@pytest.fixture
+def index(pristine, tmp_path):
+    """A copy of the pristine index, free to damage."""
+    shutil.copytree(pristine.data_dir, tmp_path / "data")
+    return pristine.model_copy(update={"data_dir": tmp_path / "data"})
+
+
+def rag(settings: Settings, *args: str) -> subprocess.CompletedProcess:
+    env = os.environ | {
+        "RAG_DATA_DIR": str(settings.data_dir),
+        "RAG_EMBEDDING_MODEL": "fake",
+        "RAG_CORPUS_PATHS": str(settings.corpus_paths[0]),
+        "RAG_TITLES_PATH": "",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "rag", *args], capture_output=True, text=True, env=env, timeout=600
+    )
+
+
+def segment_folders(settings: Settings):
+    return [p for p in settings.chroma_dir.iterdir() if p.is_dir() and (p / "header.bin").is_file()]
+
+
+def overwrite_level0(settings: Settings) -> None:
+    for folder in segment_folders(settings):
+        level0 = folder / "data_level0.bin"
+        level0.write_bytes(os.urandom(level0.stat().st_size))  # same size, garbage links
+
+
+def shrink_level0(settings: Settings) -> None:
+    for folder in segment_folders(settings):
+        (folder / "data_level0.bin").write_bytes(b"garbage")
+
+
+def delete_segments(settings: Settings) -> None:
+    for folder in segment_folders(settings):
+        shutil.rmtree(folder)
+
+
+def truncate_database(settings: Settings) -> None:
+    path = settings.chroma_dir / "chroma.sqlite3"
+    with open(path, "r+b") as db:
+        db.truncate(path.stat().st_size // 2)
+
+
+DAMAGE = {
+    "data_level0.bin overwritten": overwrite_level0,
+    "data_level0.bin truncated": shrink_level0,
+    "HNSW folder deleted": delete_segments,
+    "chroma.sqlite3 half truncated": truncate_database,
+}
+
+
+def test_the_pristine_index_is_healthy_and_on_disk(pristine):
+    assert segment_folders(pristine), "the HNSW files should exist for this test to mean much"
+    result = rag(pristine, "doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BAD" not in result.stdout
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_store_is_one_clear_message_and_doctor_repairs_it(index, damage):
+    DAMAGE[damage](index)
+    for command in (["papers"], ["search", "topic 7"]):
+        result = rag(index, *command)
+        assert result.returncode == 2, (damage, command, result.returncode, result.stderr[-500:])
+        assert "damaged" in result.stderr and "rag doctor --repair" in result.stderr
+        assert "Traceback" not in result.stderr
+    found = rag(index, "doctor")
+    assert found.returncode == 1 and "BAD" in found.stdout
+    repaired = rag(index, "doctor", "--repair")
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr[-800:]
+    listed = rag(index, "papers", "--json")
+    assert listed.returncode == 0 and '"Paper 1099"' in listed.stdout
+    search = rag(index, "search", "topic 7", "--json")
+    assert search.returncode == 0 and "Paper" in search.stdout
+
+
+def test_a_corrupted_bm25_index_is_reported_and_ingest_rebuilds_it(index):
+    (index.bm25_dir / "chunk_ids.json").write_text("{not json")
+    result = rag(index, "search", "topic 7")
+    assert result.returncode == 2 and "BM25 index" in result.stderr
+    assert "rag doctor --repair" in result.stderr and "Traceback" not in result.stderr
+    assert rag(index, "ingest").returncode == 0  # sees the damage behind the intact manifest
+    assert rag(index, "search", "topic 7").returncode == 0
+
+
+def test_a_missing_vector_folder_is_found_even_before_chroma_opens(index):
+    from rag.errors import StoreError
+    from rag.index import open_store
+
+    delete_segments(index)
+    with pytest.raises(StoreError, match="vector index folder .* is missing"):
+        open_store(index)
+    with sqlite3.connect(index.chroma_dir / "chroma.sqlite3") as db:
+        assert db.execute("PRAGMA quick_check").fetchone()[0] == "ok"  # only the folder is gone
