@@ -33,7 +33,7 @@ def test_help_is_instant():
 def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):
     first = run("ingest", "--json")
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout) | {"problems": []} == {
+    assert json.loads(first.stdout) | {"problems": [], "warnings": []} == {
         "papers": 58,
         "added": 58,
         "updated": 0,
@@ -41,6 +41,7 @@ def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):
         "removed": 0,
         "errors": 0,
         "problems": [],
+        "warnings": [],
     }
     listed = json.loads(run("papers", "--json").stdout)
     assert len(listed) == 58

@@ -58,7 +58,7 @@ def database_finding(settings: Settings) -> Finding:
     """SQLite's own integrity check of chroma.sqlite3 (read-only)."""
     path = settings.chroma_dir / "chroma.sqlite3"
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        with sqlite3.connect(f"file:{path}?mode=rw", uri=True) as db:
             result = db.execute("PRAGMA quick_check").fetchone()[0]
     except sqlite3.Error as error:
         result = str(error)
@@ -71,7 +71,7 @@ def segments_finding(settings: Settings) -> Finding:
     anything) and structurally sound."""
     path = settings.chroma_dir / "chroma.sqlite3"
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        with sqlite3.connect(f"file:{path}?mode=rw", uri=True) as db:
             segments = db.execute(
                 "SELECT s.id, (SELECT COUNT(*) FROM embeddings e JOIN segments m "
                 "ON e.segment_id = m.id WHERE m.collection = s.collection) "
@@ -226,7 +226,7 @@ def source_files(settings: Settings) -> list[Path]:
     needs no vector index)."""
     path = settings.chroma_dir / "chroma.sqlite3"
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        with sqlite3.connect(f"file:{path}?mode=rw", uri=True) as db:
             rows = db.execute(
                 "SELECT DISTINCT string_value FROM embedding_metadata WHERE key = 'source_file'"
             ).fetchall()
