@@ -327,3 +327,16 @@ def test_a_sentence_naming_someone_or_something_the_paper_never_names_is_not_sup
     question = "What did Zorblax Quuxington propose about continual learning for video?"
     _, answer = run(answerer_with(reply=reply), question)
     assert answer.abstained or all(s.supported is False for s in answer.sentences)
+
+
+def test_filters_that_match_no_paper_say_so(answerer_with):
+    from rag.retrieve import Filters
+
+    fake = FakeBackend()
+    _, answer = run(
+        answerer_with(backend=fake), "What is AnaCP?", filters=Filters(author="Nobody Atall")
+    )
+    assert answer.abstained and fake.prompts == []
+    assert answer.text == (
+        "No indexed paper matches the filters (author 'Nobody Atall'); widen or clear them."
+    )

@@ -269,3 +269,14 @@ def test_an_ingest_while_the_app_serves_is_picked_up_before_the_next_question(se
     assert "Paper New" in [row[0] for row in chat.papers()]
     new = chat.api_ask("brand new subject", backend="fake")
     assert "Paper New" in {s["title"] for s in new["sources"]}
+
+
+def test_a_busy_port_is_one_clear_error(settings):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        busy = settings.model_copy(update={"ui_port": taken.getsockname()[1]})
+        with pytest.raises(ConfigError, match="is in use .*RAG_UI_PORT"):
+            launch(busy, chat=None)

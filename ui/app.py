@@ -457,9 +457,25 @@ def auth_for(settings: Settings) -> Login | None:
     return None
 
 
+def port_is_free(settings: Settings) -> None:
+    """A clear error (not Gradio's traceback) when the UI's port is taken."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        try:
+            probe.bind((settings.ui_host, settings.ui_port))
+        except OSError:
+            raise ConfigError(
+                f"Port {settings.ui_port} on {settings.ui_host} is in use (another `rag ui`?); "
+                "set RAG_UI_PORT or pass --port to use another one."
+            ) from None
+
+
 def launch(settings: Settings, chat: Chat | None = None, block: bool = True) -> gr.Blocks:
     """Serve the app on settings.ui_host:ui_port (loopback by default)."""
     auth = auth_for(settings)
+    port_is_free(settings)
     chat = chat or Chat(settings)
     chat.warm_up()
     demo = build(chat)

@@ -117,6 +117,9 @@ class Answerer:
             yield answer.text
             yield answer
             return
+        if not sources and filters and filters.active() and not scope:
+            yield from self._no_match(base, filters, started)
+            return
         if not sources or (not scope and self._irrelevant(standalone, sources)):
             yield from self._declined(base, sources, started)
             return
@@ -237,6 +240,20 @@ class Answerer:
             dropped_citations=dropped,
             **fields,
         )
+
+    def _no_match(self, base: dict, filters: Filters, started: float):
+        """Filters that match no paper: say so (not "the corpus does not answer this")."""
+        chosen = ", ".join(
+            f"{name} '{value}'" for name, value in filters.model_dump().items() if value
+        )
+        answer = Answer(
+            text=f"No indexed paper matches the filters ({chosen}); widen or clear them.",
+            abstained=True,
+            latency_s=time.perf_counter() - started,
+            **base,
+        )
+        yield answer.text
+        yield answer
 
     def _scope(self, question: str, history: list[Message]) -> set[str] | None:
         """The papers a follow-up refers back to, unless the question names other papers."""
