@@ -60,11 +60,23 @@ class SupportChecker:
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
         metadata = np.concatenate([[True] + [False] * (len(e) - 1) for e in evidence])
+        # A claim is compared with abstract sentences without the titles it names (a title
+        # makes any sentence resemble its paper), and with a paper's metadata line as written,
+        # but only when it speaks of that paper's authors, venue or area.
         titles = [s.paper.title for s in sources]
-        vectors = np.asarray(
-            self.embedder.embed([without_titles(sentences[i].text, titles) for i in claims] + flat)
+        texts = [sentences[i].text for i in claims]
+        stripped = [without_titles(text, titles) for text in texts]
+        vectors = np.asarray(self.embedder.embed(stripped + texts + flat))
+        n = len(claims)
+        similarity = np.where(
+            metadata,
+            np.where(
+                [[about_metadata(text, sources[o].paper) for o in owner] for text in texts],
+                vectors[n : 2 * n] @ vectors[2 * n :].T,
+                -1.0,
+            ),
+            vectors[:n] @ vectors[2 * n :].T,
         )
-        similarity = vectors[: len(claims)] @ vectors[len(claims) :].T
         best_evidence: dict[int, tuple[float, str]] = {}
         best = max(range(len(sources)), key=lambda n: sources[n].relevance)
         for row, index in enumerate(claims):
@@ -154,6 +166,17 @@ def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
             if f" {words_key(name)} " not in f" {known} ":  # whole words, any punctuation
                 unknown.append(name)
     return unknown
+
+
+def about_metadata(sentence: str, paper) -> bool:
+    """Whether the sentence names one of the paper's authors (by surname), its venue or its
+    area: only then can the paper's metadata line support it."""
+    words = set(words_key(sentence).split())
+    surnames = {words_key(author).split()[-1] for author in paper.authors if words_key(author)}
+    labels = [paper.venue, paper.area, paper.subarea]
+    return bool(words & surnames) or any(
+        label and f" {words_key(label)} " in f" {words_key(sentence)} " for label in labels
+    )
 
 
 def without_titles(sentence: str, titles: list[str]) -> str:
