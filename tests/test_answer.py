@@ -12,6 +12,7 @@ from rag.errors import RagError
 from rag.llm import BackendError
 from rag.llm.fake import FakeBackend
 from rag.models import Answer, Message
+from ui.app import EXAMPLES
 
 PRICING = (
     "A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
@@ -121,6 +122,16 @@ def title_names(answer: Answer) -> set[str]:
     return {c.title.split(":")[0] for c in answer.citations}
 
 
+def shown_names(backend: FakeBackend) -> list[str]:
+    """The title names of the sources the backend was last shown."""
+    return [s.paper.title.split(":")[0] for s in backend.prompts[-1].sources]
+
+
+def exchange(question: str, reply: str) -> list[Message]:
+    """An earlier turn of the conversation."""
+    return [Message(role="user", content=question), Message(role="assistant", content=reply)]
+
+
 def test_which_papers_lists_every_relevant_paper_without_a_model_call(answerer_with):
     fake = FakeBackend()
     streamed, answer = run(
@@ -139,10 +150,7 @@ def test_follow_up_that_refers_back_answers_from_the_papers_named_before(answere
     fake = FakeBackend()
     answerer = answerer_with(backend=fake)
     _, first = run(answerer, "Which papers study continual learning?", k=10)
-    history = [
-        Message(role="user", content=first.question),
-        Message(role="assistant", content=first.transcript()),
-    ]
+    history = exchange(first.question, first.transcript())
     _, answer = run(answerer, "Which of those use a replay buffer?", history=history)
     assert not answer.abstained and answer.standalone_question is None  # no rewrite needed
     assert title_names(answer) == {"SPICED"}  # the one whose abstract mentions replay
@@ -154,26 +162,23 @@ def test_follow_up_about_it_is_answered_from_that_paper(answerer_with):
     answerer = answerer_with(backend=fake)
     _, first = run(answerer, "How does FIRE balance stability and plasticity?")
     assert not first.abstained and title_names(first) == {"FIRE"}
-    history = [
-        Message(role="user", content=first.question),
-        Message(role="assistant", content=first.transcript()),
-    ]
+    history = exchange(first.question, first.transcript())
     _, answer = run(answerer, "What datasets does it evaluate on?", history=history)
-    assert [s.paper.title.split(":")[0] for s in fake.prompts[-1].sources] == ["FIRE"]
+    assert shown_names(fake) == ["FIRE"]
     assert len(fake.prompts) == 2  # no rewriting call: the reference is resolved by title
     assert not answer.abstained and title_names(answer) == {"FIRE"}
 
 
 def test_follow_up_that_names_another_paper_is_not_scoped(answerer_with):
     fake = FakeBackend()
-    history = [
-        Message(role="user", content="How does FIRE balance stability and plasticity?"),
-        Message(role="assistant", content="FIRE: Frobenius-Isometry Reinitialization ... [1]."),
-    ]
+    history = exchange(
+        "How does FIRE balance stability and plasticity?",
+        "FIRE: Frobenius-Isometry Reinitialization ... [1].",
+    )
     _, answer = run(
         answerer_with(backend=fake), "What is AnaCP and how does it work?", history=history
     )
-    assert "AnaCP" in {s.paper.title.split(":")[0] for s in fake.prompts[-1].sources}
+    assert "AnaCP" in shown_names(fake)
 
 
 class Misattributing(FakeBackend):
@@ -285,7 +290,7 @@ def test_ctrl_c_in_the_terminal_chat_stops_the_answer_not_the_chat(
     assert "BayesCoxCP prices  [stopped: this partial draft was not checked]" in out
 
 
-@pytest.mark.parametrize("question", __import__("ui.app").app.EXAMPLES)
+@pytest.mark.parametrize("question", EXAMPLES)
 def test_every_example_question_the_ui_offers_is_answered(answerer_with, question):
     _, answer = run(answerer_with(), question)
     assert not answer.abstained and answer.citations
@@ -293,10 +298,7 @@ def test_every_example_question_the_ui_offers_is_answered(answerer_with, questio
 
 def test_a_follow_up_that_names_its_paper_is_not_rewritten(answerer_with):
     fake = FakeBackend()
-    history = [
-        Message(role="user", content="Which papers study continual learning?"),
-        Message(role="assistant", content="Several do."),
-    ]
+    history = exchange("Which papers study continual learning?", "Several do.")
     _, answer = run(
         answerer_with(backend=fake), "How does FIRE keep its plasticity?", history=history
     )

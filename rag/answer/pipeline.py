@@ -84,11 +84,12 @@ class Answerer:
         started = time.perf_counter()
         question = check_question(question)
         history = history or []
-        scope = self._scope(question, history)
+        named = set(self.retriever.metadata.mentioned(question))
+        scope = self._scope(question, history, named)
         if scope:  # "which of those ...": the papers named before, the question as asked
             filters = (filters or Filters()).model_copy(update={"paper_ids": scope})
             standalone = question
-        elif self.retriever.metadata.mentioned(question) and not CONTINUES.search(question):
+        elif named and not CONTINUES.search(question):
             standalone = question  # "How does FIRE keep its plasticity?" names its subject
         else:
             standalone = standalone_question(question, history, self._rewriter())
@@ -255,10 +256,10 @@ class Answerer:
         yield answer.text
         yield answer
 
-    def _scope(self, question: str, history: list[Message]) -> set[str] | None:
+    def _scope(self, question: str, history: list[Message], named: set[str]) -> set[str] | None:
         """The papers a follow-up refers back to, unless the question names other papers."""
         scope = scope_of_follow_up(question, history, self.retriever.catalog.values())
-        if scope and not set(self.retriever.metadata.mentioned(question)) - scope:
+        if scope and not named - scope:
             return scope
         return None
 
