@@ -34,7 +34,9 @@ class Paper(BaseModel):
     area: str | None = None
     subarea: str | None = None
     venue: str | None = None
+    year: int | None = None
     url: str | None = None
+    keywords: list[str] = Field(default_factory=list)
     abstract: str
     source_file: str
     _line: int | None = PrivateAttr(None)  # where the record was read, for messages

@@ -25,7 +25,9 @@ class IndexedPaper:
 
 def content_hash(paper: Paper, chunker_signature: str) -> str:
     """Changes whenever anything that ends up in the index would change."""
-    payload = paper.model_dump_json() + chunker_signature
+    # fields added later are hashed only when set, so indexes built before them stay current
+    later = {name for name in ("year", "keywords") if not getattr(paper, name)}
+    payload = paper.model_dump_json(exclude=later) + chunker_signature
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -47,6 +49,10 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
         metadata[name] = getattr(paper, name) or ""
     if paper.authors:
         metadata["authors"] = paper.authors
+    if paper.year:
+        metadata["year"] = paper.year
+    if paper.keywords:
+        metadata["keywords"] = paper.keywords
     if chunk.index == 0:  # the whole abstract once per paper, for listing and support checks
         metadata["abstract"] = paper.abstract
     return metadata
@@ -60,6 +66,8 @@ def paper_from_metadata(metadata: dict) -> Paper:
         title_source=metadata["title_source"],
         authors=list(metadata.get("authors") or []),
         authors_truncated=bool(metadata.get("authors_truncated")),
+        year=metadata.get("year"),
+        keywords=list(metadata.get("keywords") or []),
         abstract=metadata.get("abstract", ""),
         source_file=metadata["source_file"],
         **fields,
