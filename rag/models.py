@@ -118,6 +118,7 @@ class Answer(BaseModel):
     backend: str
     layout: Literal["prose", "list"] = Field("prose", description="list: one line per paper.")
     notices: list[str] = Field(default_factory=list, description="Fallbacks and failures.")
+    fallback_from: str | None = Field(None, description="The backend that failed, if any.")
     dropped_citations: int = 0
     latency_s: float = 0.0
     ttft_s: float | None = None

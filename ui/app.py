@@ -12,12 +12,13 @@ from contextlib import contextmanager
 import gradio as gr
 from pydantic import ValidationError
 
+from rag import export
 from rag.answer.pipeline import Answerer
 from rag.config import Settings
 from rag.errors import ConfigError, RagError
 from rag.models import Answer, Message
 from rag.retrieve import Filters, Retriever
-from ui import render
+from ui import history, render
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,14 @@ class Chat:
 
     # --- chat tab ---
 
+    def post(self, question: str, messages: list[dict]) -> tuple:
+        """Show the question at once (also while it waits in the queue) and clear the box;
+        yields (messages, pending question, textbox value)."""
+        if not (question or "").strip():
+            gr.Warning("Please type a question.")
+            return gr.skip(), "", question
+        return [*messages, {"role": "user", "content": render.question_md(question)}], question, ""
+
     def respond(
         self,
         question: str,
@@ -123,26 +132,19 @@ class Chat:
         area: str = "",
         venue: str = "",
     ) -> Iterator[tuple]:
-        """Stream one turn: yields (messages, turns, sources html, textbox value)."""
+        """Answer the posted question (the last message), streaming: yields (messages, turns)."""
         if not (question or "").strip():
-            gr.Warning("Please type a question.")
-            yield messages, turns, gr.skip(), question
             return
-        messages = [*messages, {"role": "user", "content": render.inert(question)}]
-        yield messages, turns, gr.skip(), ""  # the question shows at once, before retrieval
         history, events = conversation(turns), None
         try:
             events = self.answerer(backend).ask(
                 question, history=history, k=int(k), filters=filters(author, area, venue)
             )
-            for html, answer in as_html(events):
-                reply = [*messages, {"role": "assistant", "content": html}]
-                if answer is None:
-                    yield reply, turns, gr.skip(), ""
-                else:
-                    yield reply, [*turns, answer], render.sources_html(answer), ""
+            for shown, answer in as_markdown(events):
+                reply = [*messages, {"role": "assistant", "content": shown}]
+                yield reply, turns if answer is None else [*turns, answer]
         except Exception as error:  # noqa: BLE001 - the page shows a message, never a traceback
-            yield [*messages, failure(error)], [*turns, None], gr.skip(), question
+            yield [*messages, failure(error)], [*turns, None]
         finally:  # Stop (or a closed page) ends the generation, and the model stops with it
             if events is not None:
                 events.close()
@@ -153,21 +155,77 @@ class Chat:
             return gr.skip(), gr.skip()  # nothing was being answered
         if messages[-1]["role"] == "assistant":
             shown = content_text(messages[-1]["content"])
-            messages = [
-                *messages[:-1],
-                {"role": "assistant", "content": render.stopped_html(shown)},
-            ]
+            messages = [*messages[:-1], {"role": "assistant", "content": render.stopped_md(shown)}]
         else:
-            messages = [*messages, {"role": "assistant", "content": render.stopped_html(None)}]
+            messages = [*messages, {"role": "assistant", "content": render.stopped_md(None)}]
         return messages, [*turns, None]
 
-    def select(self, turns: list[Answer | None], event: gr.SelectData) -> str:
-        """Show the sources of the answer the user clicked on."""
+    def select(self, turns: list[Answer | None], event: gr.SelectData) -> int:
+        """The answer the user clicked on: its sources and exports are shown."""
         index = event.index[0] if isinstance(event.index, list | tuple) else event.index
         turn = int(index) // 2
-        if 0 <= turn < len(turns) and turns[turn] is not None:
-            return render.sources_html(turns[turn])
-        return gr.skip()
+        return turn if 0 <= turn < len(turns) and turns[turn] is not None else gr.skip()
+
+    def panel(self, turns: list[Answer | None], shown: int | None = None) -> tuple:
+        """For the answer shown (default: the latest): its number, the sources panel, the
+        answer as Markdown and BibTeX, and the whole conversation as Markdown."""
+        answered = [i for i, answer in enumerate(turns) if answer is not None]
+        if shown not in answered:
+            shown = answered[-1] if answered else None
+        if shown is None:
+            return None, render.sources_html(None), "", "", ""
+        answer = turns[shown]
+        return (
+            shown,
+            render.sources_html(answer, shown + 1),
+            export.markdown(answer),
+            export.answer_bibtex([answer]),
+            export.conversation_markdown(turns),
+        )
+
+    # --- conversations kept in the browser ---
+
+    def restore(self, store: dict) -> tuple:
+        """Page load: the last conversation, the list of conversations and the last settings;
+        yields (messages, turns, chat id, conversations, backend, k, author, area, venue)."""
+        store = history.valid(store)
+        chat_id = store["current"] or history.new_id()
+        messages, turns = history.load(store, chat_id)
+        saved = store["settings"]
+        usable = [name for name, reason in self.backends.items() if not reason]
+        backend = saved.get("backend") if saved.get("backend") in usable else None
+        k = saved.get("k") if isinstance(saved.get("k"), int | float) else None
+        return (
+            messages,
+            turns,
+            chat_id,
+            conversations(store, chat_id),
+            backend or self.default_backend(),
+            min(max(int(k or self.settings.top_k), 1), 10),
+            saved.get("author") or "",
+            saved.get("area") or "",
+            saved.get("venue") or "",
+        )
+
+    def save(self, store: dict, chat_id: str, messages, turns, *settings) -> tuple:
+        """Keep the conversation and settings in the browser: yields (store, conversations)."""
+        store = history.save(store, chat_id, messages, turns, dict(zip(history.SETTINGS, settings)))
+        return store, conversations(store, chat_id)
+
+    def open(self, store: dict, chat_id: str) -> tuple:
+        """Reopen a saved conversation: yields (messages, turns, chat id)."""
+        messages, turns = history.load(store, chat_id)
+        return messages, turns, chat_id
+
+    def new_chat(self, store: dict) -> tuple:
+        """An empty conversation (the current one stays in the list)."""
+        chat_id = history.new_id()
+        return [], [], chat_id, conversations(store, chat_id)
+
+    def forget(self, store: dict, chat_id: str) -> tuple:
+        """Delete the open conversation (the trash icon, or Delete) and start an empty one, so
+        nothing of it reaches the next question."""
+        return history.remove(store, chat_id), *self.new_chat(history.remove(store, chat_id))
 
     # --- papers tab ---
 
@@ -177,20 +235,20 @@ class Chat:
         words = (query or "").casefold().split()
         rows = []
         for paper in sorted(self.retriever.catalog.values(), key=lambda p: p.title.casefold()):
-            row = [paper.title, ", ".join(paper.authors), paper.area or "", paper.venue or ""]
-            if all(word in " ".join(row).casefold() for word in words):
-                rows.append(row)
+            fields = [paper.title, ", ".join(paper.authors), paper.area or "", paper.venue or ""]
+            if all(word in " ".join(fields).casefold() for word in words):
+                rows.append(fields[:1] + [export.authors_line(paper.authors)] + fields[2:])
         return rows
 
     def summarize(self, title: str, backend: str) -> Iterator[tuple[str, str]]:
-        """Stream a cited summary of one paper (or a topic): yields (answer html, sources html)."""
+        """Stream a cited summary of one paper (or a topic): yields (answer, sources html)."""
         if not (title or "").strip():
             gr.Warning("Pick a paper to summarize.")
             yield gr.skip(), gr.skip()
             return
         try:
-            for html, answer in as_html(self.answerer(backend).summarize(title)):
-                yield html, render.sources_html(answer) if answer else gr.skip()
+            for shown, answer in as_markdown(self.answerer(backend).summarize(title)):
+                yield shown, render.sources_html(answer) if answer else gr.skip()
         except Exception as error:  # noqa: BLE001
             yield failure(error)["content"], gr.skip()
 
@@ -249,19 +307,19 @@ def shown_to_caller():
         raise gr.Error(str(error)) from None
 
 
-def as_html(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None]]:
-    """The growing draft as HTML while it streams, then the checked answer's HTML with it."""
+def as_markdown(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None]]:
+    """The growing draft while it streams, then the checked answer, with it."""
     draft = ""
     for event in events:
         if isinstance(event, Answer):
-            yield render.answer_html(event), event
+            yield render.answer_md(event), event
             return
         draft += event
-        yield render.draft_html(draft), None
+        yield render.draft_md(draft), None
 
 
 def content_text(content) -> str:
-    """A chat message's content as HTML text (Gradio may hand it back as a list of parts)."""
+    """A chat message's text (Gradio may hand it back as a list of parts)."""
     if isinstance(content, str):
         return content
     parts = content if isinstance(content, list) else [content]
@@ -293,6 +351,13 @@ def conversation(turns: list[Answer | None]) -> list[Message]:
     return history
 
 
+def conversations(store: dict, chat_id: str):
+    """The conversations list, with the open one selected (if it was saved)."""
+    choices = history.choices(store)
+    saved = chat_id in {key for _, key in choices}
+    return gr.update(choices=choices, value=chat_id if saved else None)
+
+
 def failure(error: Exception) -> dict:
     """An assistant message for a failed turn: our errors say how to fix; others are logged."""
     if isinstance(error, RagError):
@@ -300,29 +365,47 @@ def failure(error: Exception) -> dict:
     else:
         log.exception("The chat failed")
         text = f"Something went wrong ({type(error).__name__}); the details are in the server log."
-    return {"role": "assistant", "content": f'<p class="rag-notice">⚠ {render.inert(text)}</p>'}
+    return {"role": "assistant", "content": render.failure_md(text)}
+
+
+COPY_JS = "(text) => navigator.clipboard.writeText(text)"
+DOWNLOAD_JS = """(text) => {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], {type: "text/markdown"}));
+  link.download = "conversation.md";
+  link.click();
+  URL.revokeObjectURL(link.href);
+}"""
 
 
 def build(chat: Chat) -> gr.Blocks:
     """The page. Answers share one queue slot pool (`answers`) so the model is never
-    oversubscribed; waiting users see their place in the queue."""
+    oversubscribed; a waiting question shows in the chat with its place in the queue."""
     limit = chat.settings.ui_concurrency
     queued = {"concurrency_id": "answers", "concurrency_limit": limit}
+    quick = {"queue": False, "api_visibility": "undocumented"}
     names = list(chat.backends)
+    catalog = list(chat.retriever.catalog.values())
     with gr.Blocks(title="Paper QA") as demo:
         gr.Markdown(
-            f"## Ask the papers\n{len(chat.retriever.catalog)} papers indexed. Every claim is "
+            f"## Ask the papers\n{len(catalog)} papers indexed. Every claim is "
             "cited by the paper's real title and checked against its abstract."
         )
+        store = gr.BrowserState(
+            history.empty(),
+            storage_key="rag-conversations",
+            secret=history.secret(chat.settings.data_dir),
+        )
+        chat_id, turns, shown, pending = gr.State(""), gr.State([]), gr.State(None), gr.State("")
         with gr.Tab("Chat"):
-            turns = gr.State([])
             with gr.Row():
                 with gr.Column(scale=3):
                     chatbot = gr.Chatbot(
                         label="Conversation",
                         height=520,
-                        latex_delimiters=[],
+                        latex_delimiters=render.LATEX,
                         feedback_options=None,
+                        buttons=["copy", "copy_all"],
                         elem_id="chat",
                     )
                     question = gr.Textbox(
@@ -332,22 +415,42 @@ def build(chat: Chat) -> gr.Blocks:
                         send = gr.Button("Ask", variant="primary", elem_id="ask")
                         stop = gr.Button("Stop", variant="stop", elem_id="stop")
                         clear = gr.Button("New chat", elem_id="new-chat")
+                        backend = gr.Dropdown(
+                            [n for n in names if not chat.backends[n]],  # reasons: in Settings
+                            value=chat.default_backend(),
+                            show_label=False,
+                            container=False,
+                            elem_id="backend",
+                        )
                     gr.Examples(EXAMPLES, inputs=question, label="Try")
+                    with gr.Row():
+                        saved = gr.Dropdown(
+                            [], label="Conversations (kept in this browser)", elem_id="saved"
+                        )
+                        delete = gr.Button("Delete conversation", size="sm", elem_id="delete")
                 with gr.Column(scale=2):
-                    gr.Markdown("### Sources")
-                    sources = gr.HTML(render.sources_html(None), elem_id="sources")
-            with gr.Accordion("Settings", open=False):
-                with gr.Row():
-                    backend = gr.Dropdown(
-                        [n for n in names if not chat.backends[n]],  # reasons for the rest below
-                        value=chat.default_backend(),
-                        label="Backend",
+                    sources = gr.Markdown(
+                        render.sources_html(None), latex_delimiters=render.LATEX, elem_id="sources"
                     )
-                    k = gr.Slider(1, 10, value=chat.settings.top_k, step=1, label="Sources")
+                    with gr.Row():
+                        copy_md = gr.Button("Copy as Markdown", size="sm", elem_id="copy-md")
+                        copy_bib = gr.Button("Copy BibTeX", size="sm", elem_id="copy-bib")
+                        download = gr.Button("Download conversation", size="sm", elem_id="save-md")
+                    answer_md, answer_bib, conversation_md = (
+                        gr.Textbox(visible=False) for _ in range(3)
+                    )
+            with gr.Accordion("Settings", open=False):
+                k = gr.Slider(1, 10, value=chat.settings.top_k, step=1, label="Sources")
                 with gr.Row():
                     author = gr.Textbox(label="Author contains")
+                    with_area = sum(1 for p in catalog if p.area)
                     area = gr.Dropdown(
-                        ["", *chat.areas()], value="", label="Area", allow_custom_value=True
+                        ["", *chat.areas()],
+                        value="",
+                        label="Area",
+                        info=f"{with_area} of {len(catalog)} papers have an area; "
+                        "the others are left out while an area is chosen.",
+                        allow_custom_value=True,
                     )
                     venue = gr.Dropdown(
                         ["", *chat.venues()], value="", label="Venue", allow_custom_value=True
@@ -361,40 +464,66 @@ def build(chat: Chat) -> gr.Blocks:
                 headers=["Title", "Authors", "Area", "Venue"],
                 interactive=False,
                 wrap=True,
+                column_widths=["45%", "30%", "12%", "13%"],
             )
-            titles = [p.title for p in chat.retriever.catalog.values()]
             with gr.Row():
-                paper = gr.Dropdown(sorted(titles), label="Paper", allow_custom_value=True)
+                paper = gr.Dropdown(
+                    sorted(p.title for p in catalog), label="Paper", allow_custom_value=True
+                )
                 summarize = gr.Button("Cited summary", variant="primary")
             with gr.Row():
-                summary = gr.HTML()
-                summary_sources = gr.HTML()
+                summary = gr.Markdown(latex_delimiters=render.LATEX)
+                summary_sources = gr.Markdown(latex_delimiters=render.LATEX)
 
         gr.api(chat.api_ask, api_name="ask", **queued)
         gr.api(chat.api_summarize, api_name="summarize", **queued)
-        inputs = [question, chatbot, turns, backend, k, author, area, venue]
-        outputs = [chatbot, turns, sources, question]
-        asked = [
-            trigger(chat.respond, inputs, outputs, api_visibility="undocumented", **queued)
-            for trigger in (send.click, question.submit)
-        ]
-        stop.click(
-            chat.stop,
-            [chatbot, turns],
-            [chatbot, turns],
-            cancels=asked,
-            queue=False,
-            api_visibility="undocumented",
+        choices = [backend, k, author, area, venue]
+        exports = [shown, sources, answer_md, answer_bib, conversation_md]
+
+        def then_save(event):
+            """After the conversation changed: refresh the panel, keep it in the browser."""
+            return event.then(chat.panel, [turns], exports, **quick).then(
+                chat.save, [store, chat_id, chatbot, turns, *choices], [store, saved], **quick
+            )
+
+        asked = []
+        for trigger in (send.click, question.submit):
+            posted = trigger(chat.post, [question, chatbot], [chatbot, pending, question], **quick)
+            asked.append(
+                posted.then(
+                    chat.respond,
+                    [pending, chatbot, turns, *choices],
+                    [chatbot, turns],
+                    api_visibility="undocumented",
+                    **queued,
+                )
+            )
+            then_save(asked[-1])
+        then_save(stop.click(chat.stop, [chatbot, turns], [chatbot, turns], cancels=asked, **quick))
+        then_save(clear.click(chat.new_chat, store, [chatbot, turns, chat_id, saved], **quick))
+        forget = [store, chatbot, turns, chat_id, saved]
+        then_save(chatbot.clear(chat.forget, [store, chat_id], forget, **quick))
+        then_save(delete.click(chat.forget, [store, chat_id], forget, **quick))
+        then_save(saved.input(chat.open, [store, saved], [chatbot, turns, chat_id], **quick))
+        gr.on(
+            [backend.input, k.release, author.blur, area.input, venue.input],
+            chat.save,
+            [store, chat_id, chatbot, turns, *choices],
+            [store, saved],
+            **quick,
         )
-        clear.click(
-            lambda: ([], [], render.sources_html(None), ""),
-            None,
-            [chatbot, turns, sources, question],
-            api_visibility="undocumented",
+        restored = demo.load(
+            chat.restore, store, [chatbot, turns, chat_id, saved, *choices], **quick
         )
-        chatbot.select(chat.select, turns, sources, api_visibility="undocumented")
-        search.change(chat.papers, search, table, api_visibility="undocumented")
-        table.select(picked_title, None, paper, api_visibility="undocumented")
+        restored.then(chat.panel, [turns], exports, **quick)
+        chatbot.select(chat.select, turns, shown, **quick).then(
+            chat.panel, [turns, shown], exports, **quick
+        )
+        copy_md.click(None, answer_md, None, js=COPY_JS, **quick)
+        copy_bib.click(None, answer_bib, None, js=COPY_JS, **quick)
+        download.click(None, conversation_md, None, js=DOWNLOAD_JS, **quick)
+        search.change(chat.papers, search, table, **quick)
+        table.select(picked_title, None, paper, **quick)
         summarize.click(
             chat.summarize,
             [paper, backend],

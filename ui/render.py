@@ -1,22 +1,28 @@
-"""HTML for the chat and the sources panel. Every piece of text that comes from an abstract,
-a user or a model goes through `inert`, so it can neither run (HTML, JS) nor pose as
-something else (markdown links and images): it is shown exactly as written."""
+"""What the page shows. Chat messages are Markdown (so the chat's copy buttons copy clean
+text): every piece of text from an abstract, a user or a model is escaped by `export.escape`,
+so it can neither run (HTML, JS) nor pose as something else (links, images, emphasis). The
+sources panel is HTML with the same text HTML-escaped. In both, `$math$` is left for KaTeX,
+which renders it and cannot run scripts."""
 
 import html
 import re
 
+from rag.export import escape, markdown, outside_math, plain_latex
 from rag.models import Answer, Source, normalize_text
 from rag.sentences import split_sentences
 
-# Characters that mean something to Markdown (or LaTeX) in the chat, as HTML entities.
-MARKDOWN = {c: f"&#{ord(c)};" for c in "[]()!*_`#|~$\\<>{}+-=.:"}
 SAFE_URL = re.compile(r"^https?://[^\s\"'<>]+$")
+# What the chat renders as math (the sources panel too): KaTeX, without `trust`, so no links.
+LATEX = [
+    {"left": "$$", "right": "$$", "display": True},
+    {"left": "$", "right": "$", "display": False},
+]
 
 
 def inert(text: str) -> str:
-    """Text as literal HTML: no tags, no entities, no Markdown syntax survives."""
-    escaped = html.escape(text, quote=True).replace("&amp;", "\0")
-    return "".join(MARKDOWN.get(c, c) for c in escaped).replace("\0", "&amp;")
+    """Text as literal HTML (no tags, no entities); its $math$ is left for KaTeX, which the
+    page escapes before rendering."""
+    return outside_math(text, lambda part: html.escape(plain_latex(part), quote=True))
 
 
 def link(url: str | None) -> str:
@@ -27,59 +33,43 @@ def link(url: str | None) -> str:
     return f'<a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a>'
 
 
-GENERATING = (
-    '<div class="rag-meta">generating · citations are checked when the answer is complete</div>'
-)
-STOPPED = '<div class="rag-meta rag-stopped">stopped · this partial draft was not checked</div>'
+GENERATING = "*generating · citations are checked when the answer is complete*"
+STOPPED = "*stopped · this partial draft was not checked*"
 
 
-def draft_html(text: str) -> str:
+def question_md(question: str) -> str:
+    return escape(question)
+
+
+def draft_md(text: str) -> str:
     """The answer while it streams: raw model text, shown literally, marked as unchecked."""
-    return f'<div class="rag-draft">{inert(text)}</div>{GENERATING}'
+    return f"{escape(text)}\n\n{GENERATING}"
 
 
-def stopped_html(shown: str | None) -> str:
+def stopped_md(shown: str | None) -> str:
     """The answer the user stopped: its partial draft (if any), marked as stopped."""
     if shown and GENERATING in shown:
         return shown.replace(GENERATING, STOPPED)
-    return f'<div class="rag-draft"></div>{STOPPED}'
+    return STOPPED
 
 
-def answer_html(answer: Answer) -> str:
-    """The checked answer: [n] markers, flagged sentences, references by real title, meta line."""
-    if answer.abstained:
-        body = f'<p class="rag-abstained">{inert(answer.text)}</p>'
-    else:
-        parts = []
-        for sentence in answer.sentences:
-            markers = "".join(f'<sup class="rag-cite">[{n}]</sup>' for n in sentence.citations)
-            text = inert(sentence.text) + markers
-            if sentence.supported is False:
-                text = (
-                    '<span class="rag-unsupported" title="Not supported by the cited abstract">'
-                    f"{text} <small>(not supported by the cited abstract)</small></span>"
-                )
-            parts.append(text)
-        if answer.layout == "list":
-            body = "<ul>" + "".join(f"<li>{part}</li>" for part in parts) + "</ul>"
-        else:
-            body = f"<p>{' '.join(parts)}</p>"
-    if answer.citations:
-        items = "".join(
-            f'<li value="{c.number}"><b>{inert(c.title)}</b>'
-            + (f" — {inert(', '.join(c.authors[:3]))}" if c.authors else "")
-            + (" et al." if len(c.authors) > 3 else "")
-            + (f" · {inert(c.venue)}" if c.venue else "")
-            + "</li>"
-            for c in answer.citations
-        )
-        body += f'<ol class="rag-refs">{items}</ol>'
-    notices = "".join(f'<p class="rag-notice">⚠ {inert(n)}</p>' for n in answer.notices)
+def badge(answer: Answer) -> str:
+    """Which backend answered, how fast, and whether it stood in for one that failed."""
     timing = f"{answer.latency_s:.1f} s" + (
         f" (first token {answer.ttft_s:.1f} s)" if answer.ttft_s is not None else ""
     )
-    meta = f'<div class="rag-meta">{inert(answer.backend)} · {timing}</div>'
-    return notices + body + meta
+    if answer.fallback_from:
+        return f"*⚠ {answer.backend} · {answer.fallback_from} failed · {timing}*"
+    return f"*{answer.backend} · {timing}*"
+
+
+def answer_md(answer: Answer) -> str:
+    """The checked answer as the chat shows (and copies) it: the exported Markdown + badge."""
+    return f"{markdown(answer)}\n\n{badge(answer)}"
+
+
+def failure_md(text: str) -> str:
+    return f"⚠ {escape(text)}"
 
 
 def paper_card(number: int | None, source: Source, evidence: str | None = None) -> str:
@@ -112,10 +102,18 @@ def paper_card(number: int | None, source: Source, evidence: str | None = None) 
     )
 
 
-def sources_html(answer: Answer | None) -> str:
-    """The sources panel for one answer: its cited papers, or the closest ones if it abstained."""
+def sources_html(answer: Answer | None, number: int | None = None) -> str:
+    """The sources panel for one answer (named by its number and question): its cited papers,
+    or the closest ones if it abstained."""
     if answer is None:
         return '<p class="rag-empty">Ask a question; the papers behind the answer appear here.</p>'
+    label = f"answer {number}" if number else "the answer"
+    return f'<p class="rag-for">Sources of {label}: “{inert(answer.question)}”</p>' + cards_html(
+        answer
+    )
+
+
+def cards_html(answer: Answer) -> str:
     if answer.abstained:
         cards = "".join(paper_card(None, s) for s in answer.suggestions)
         note = (
@@ -136,12 +134,7 @@ def sources_html(answer: Answer | None) -> str:
 
 
 CSS = """
-.rag-cite { color: var(--color-accent); font-weight: 600; }
-.rag-unsupported { background: rgba(255, 170, 0, 0.18); border-bottom: 1px dashed #c80; }
-.rag-refs { font-size: 0.9em; margin-top: 0.5em; }
-.rag-meta { font-size: 0.75em; opacity: 0.6; margin-top: 0.4em; }
-.rag-notice { font-size: 0.85em; color: #b45309; }
-.rag-draft { white-space: pre-wrap; }
+.rag-for { font-size: 0.85em; opacity: 0.8; }
 .rag-card { border: 1px solid var(--border-color-primary); border-radius: 8px;
   padding: 0.6em 0.8em; margin-bottom: 0.6em; }
 .rag-title { font-weight: 600; }

@@ -173,7 +173,7 @@ class Answerer:
         yield answer
 
     def _answer(self, prompt: Prompt, base: dict, started: float) -> Iterator[str | Answer]:
-        pieces, notices, ttft = [], list(base.get("notices", [])), None
+        pieces, notices, ttft, failed = [], list(base.get("notices", [])), None, None
         backend_name = self.backend_name()
         try:
             for piece in self.backend().stream(prompt):
@@ -193,15 +193,22 @@ class Answerer:
             yield f"\n\n[{notice}]\n\n"
             from rag.llm.extractive import ExtractiveBackend
 
-            pieces, backend_name = (
+            pieces, backend_name, failed = (
                 [ExtractiveBackend(self.settings, self.embedder).complete(prompt)],
                 "extractive",
+                backend_name,
             )
             yield pieces[0]
         answer = self.check(
             "".join(pieces),
             prompt.sources,
-            base | {"backend": backend_name, "notices": notices, "ttft_s": ttft},
+            base
+            | {
+                "backend": backend_name,
+                "notices": notices,
+                "ttft_s": ttft,
+                "fallback_from": failed,
+            },
         )
         answer.latency_s = time.perf_counter() - started
         yield answer

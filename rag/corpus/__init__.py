@@ -1,9 +1,11 @@
-"""Turn corpus files into Paper objects: seed layouts, JSONL, CSV, plus a titles sidecar."""
+"""Turn corpus files into Paper objects: seed layouts, JSONL, CSV, BibTeX and RIS exports,
+plus a titles sidecar."""
 
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from rag.corpus.bibliography import bibtex_records, ris_records
 from rag.corpus.records import RecordError, build_paper
 from rag.corpus.seeds import seed_records
 from rag.corpus.tabular import csv_records, jsonl_records
@@ -11,7 +13,14 @@ from rag.corpus.titles import apply_titles, load_titles
 from rag.errors import CorpusError
 from rag.models import Paper, Problem
 
-SUFFIXES = (".txt", ".jsonl", ".csv")
+SUFFIXES = (".txt", ".jsonl", ".csv", ".bib", ".ris")
+LAYOUTS = {
+    ".txt": "the seed layout",
+    ".jsonl": "JSONL",
+    ".csv": "CSV",
+    ".bib": "BibTeX",
+    ".ris": "RIS",
+}
 MAX_PROBLEMS_PER_FILE = 20  # then one summary line: a binary file must not print 400,000 lines
 
 
@@ -55,7 +64,8 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
             Problem(
                 file=str(path),
                 message=(
-                    f"unsupported file type '{suffix}'; use .txt (seed layout), .jsonl or .csv"
+                    f"unsupported file type '{suffix}'; use .txt (seed layout), .jsonl, .csv, "
+                    ".bib (BibTeX) or .ris (RIS)"
                 ),
             )
         ]
@@ -73,6 +83,10 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
             records = seed_records(text)
         elif suffix == ".jsonl":
             records, rejected = jsonl_records(text)
+        elif suffix == ".bib":
+            records, rejected = bibtex_records(text)
+        elif suffix == ".ris":
+            records, rejected = ris_records(text)
         else:
             records, notes = csv_records(text)
     except RecordError as error:
@@ -90,8 +104,7 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
     problems = [Problem(file=str(path), line=line, message=msg) for line, msg in rejected]
     if len(problems) > MAX_PROBLEMS_PER_FILE:
         more = len(problems) - MAX_PROBLEMS_PER_FILE
-        layout = {".txt": "the seed layout", ".jsonl": "JSONL", ".csv": "CSV"}[suffix]
-        verdict = f"; the file does not look like {layout}" if not papers else ""
+        verdict = f"; the file does not look like {LAYOUTS[suffix]}" if not papers else ""
         problems = problems[:MAX_PROBLEMS_PER_FILE] + [
             Problem(file=str(path), message=f"… and {more:,} more rejected records{verdict}")
         ]

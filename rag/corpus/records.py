@@ -7,6 +7,7 @@ from rag.models import Paper, paper_id_for
 TRUNCATION_MARKS = ("等", "et al.", "et al", "...", "…")
 DERIVED_TITLE_WORDS = 12
 SURROGATE = re.compile("[\ud800-\udfff]")
+YEAR_IN_TEXT = re.compile(r"(?<![0-9])[0-9]{4}(?![0-9])")
 
 
 class RecordError(ValueError):
@@ -34,6 +35,34 @@ def split_area(raw: str | None) -> tuple[str | None, str | None]:
         return None, None
     area, _, subarea = str(raw).partition("·")
     return area.strip() or None, subarea.strip() or None
+
+
+def parse_year(value) -> int | None:
+    """A record's year: a number, or the first four-digit year in text ('2019-06', '2019a').
+    Text without one ('n.d.', 'in press') is no year; a number that is not a year is an error."""
+    if isinstance(value, str) and not re.fullmatch(r"\s*[0-9]+\s*", value):
+        found = YEAR_IN_TEXT.search(value)
+        return int(found.group()) if found else None
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int | str) or not 1000 <= int(value) < 3000:
+        shown = json_type(value) if isinstance(value, bool | dict | list) else repr(value)
+        raise RecordError(f"'year' must be a four-digit year like 2019, not {shown}")
+    return int(value)
+
+
+def split_keywords(raw) -> list[str]:
+    """Keywords from a list or from comma/semicolon separated text, each once."""
+    if isinstance(raw, dict):
+        raise RecordError("'keywords' must be a list or text, not a JSON object")
+    items = raw if isinstance(raw, list) else re.split(r"[,;]", str(raw or ""))
+    keywords: dict[str, str] = {}
+    for item in items:
+        if keyword := clean(item, "keywords"):
+            keywords.setdefault(keyword.casefold(), keyword)
+    return list(keywords.values())
 
 
 def derive_title(abstract: str) -> str:
@@ -74,6 +103,7 @@ def build_paper(record: dict, source_file: str, max_abstract_chars: int) -> Pape
         raise RecordError("'authors' must be a list or text, not a JSON object")
     authors, truncated = split_authors(record.get("authors"))
     area, subarea = split_area(clean(record.get("area"), "area"))
+    keywords = split_keywords(record.get("keywords"))
     fields = {
         "title": clean(record.get("title"), "title"),
         "area": area,
@@ -83,7 +113,8 @@ def build_paper(record: dict, source_file: str, max_abstract_chars: int) -> Pape
     }
     # Lone surrogates (undecodable bytes kept by surrogateescape, or a JSON "\ud800" escape)
     # cannot be stored or shown: reject the record rather than crash the whole ingest.
-    if any(SURROGATE.search(text or "") for text in [abstract, *authors, *fields.values()]):
+    texts = [abstract, *authors, *keywords, *fields.values()]
+    if any(SURROGATE.search(text or "") for text in texts):
         raise RecordError("not valid UTF-8; save the file as UTF-8")
     return Paper(
         **fields | {"title": fields["title"] or derive_title(abstract)},
@@ -91,6 +122,8 @@ def build_paper(record: dict, source_file: str, max_abstract_chars: int) -> Pape
         title_source="metadata" if fields["title"] else "derived",
         authors=authors,
         authors_truncated=truncated,
+        year=parse_year(record.get("year")),
+        keywords=keywords,
         abstract=abstract,
         source_file=source_file,
     )

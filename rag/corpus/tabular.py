@@ -47,7 +47,17 @@ def jsonl_records(text: str) -> tuple[list[tuple[int, dict]], list[tuple[int, st
     return records, rejected
 
 
-CSV_COLUMNS = ("title", "abstract", "authors", "area", "subarea", "venue", "url")
+CSV_COLUMNS = (
+    "title",
+    "abstract",
+    "authors",
+    "area",
+    "subarea",
+    "venue",
+    "year",
+    "url",
+    "keywords",
+)
 
 
 def csv_records(text: str) -> tuple[list[tuple[int, dict]], list[str]]:

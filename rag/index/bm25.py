@@ -26,12 +26,14 @@ def fingerprint(paper_hashes: dict[str, str]) -> str:
 
 
 def lexical_text(document: str, metadata: dict) -> str:
-    """What BM25 sees: the chunk plus the paper's authors, area and venue (so names match)."""
+    """What BM25 sees: the chunk plus the paper's authors, area, venue and keywords (so names
+    and tags match)."""
     extra = [
         *(metadata.get("authors") or []),
         metadata.get("area"),
         metadata.get("subarea"),
         metadata.get("venue"),
+        *(metadata.get("keywords") or []),
     ]
     return document + "\n" + " ".join(part for part in extra if part)
 

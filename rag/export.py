@@ -1,0 +1,168 @@
+"""Answers taken away: Markdown (text with [n] markers and a numbered reference list) and
+BibTeX (one entry per cited paper, with keys that stay the same from answer to answer).
+Text from abstracts, users and models is escaped so that it shows as written wherever the
+Markdown is rendered; LaTeX math (`$...$`) is left for the renderer."""
+
+import re
+import unicodedata
+
+from rag.models import Answer, Paper
+
+# Markdown and HTML syntax that must not act when the text is rendered.
+ACTIVE = re.compile(r"([\\`*_\[\]<>&|~#!])")
+LINE_START = re.compile(r"^(\s*\d*)([-+=>.)])", re.MULTILINE)  # lists, quotes, headings
+# Math as the chat's renderer finds it (display first, then inline); kept as written for KaTeX.
+MATH = re.compile(r"\$\$[\s\S]+?\$\$|\$[\s\S]+?\$")
+# LaTeX text commands that mean a plain character or plain words outside math.
+LATEX_TEXT = [
+    (re.compile(r"\\([%&_#])"), r"\1"),
+    (re.compile(r"\\(?:textbf|textit|emph|texttt|mathrm)\{([^{}]*)\}"), r"\1"),
+]
+CONFERENCE = re.compile(
+    r"neurips|iclr|icml|aaai|ijcai|acl|emnlp|cvpr|iccv|eccv|kdd|conference|"
+    r"proceedings|workshop|symposium",
+    re.IGNORECASE,
+)
+YEAR = re.compile(r"\b(19|20)\d{2}\b")
+KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward"}
+
+
+def outside_math(text: str, change) -> str:
+    """`change` applied to the text between math spans; the spans are kept as written."""
+    parts, last = [], 0
+    for span in MATH.finditer(text):
+        parts += [change(text[last : span.start()]), span.group()]
+        last = span.end()
+    return "".join([*parts, change(text[last:])])
+
+
+def plain_latex(text: str) -> str:
+    """`10\\%` as `10%`, `\\emph{x}` as `x`: LaTeX text commands shown as what they mean."""
+    for pattern, replacement in LATEX_TEXT:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def escape(text: str) -> str:
+    """Text that renders as itself in Markdown (no emphasis, links, images, HTML or lists),
+    except its $math$, left for KaTeX; a lone `$` is an entity so it cannot open math."""
+
+    def plain(part: str) -> str:
+        part = LINE_START.sub(r"\1\\\2", ACTIVE.sub(r"\\\1", plain_latex(part)))
+        return part.replace("$", "&#36;")
+
+    return outside_math(text, plain)
+
+
+def authors_line(authors: list[str], truncated: bool = False, shown: int = 3) -> str:
+    names = ", ".join(authors[:shown])
+    return names + (" et al." if truncated or len(authors) > shown else "")
+
+
+def year_of(paper: Paper) -> int | None:
+    """The paper's year, or the one its venue names ("NeurIPS 2025")."""
+    if paper.year:
+        return paper.year
+    found = YEAR.search(paper.venue or "")
+    return int(found.group()) if found else None
+
+
+def cited_papers(answer: Answer) -> list[tuple[int, Paper]]:
+    """(number, paper) for each citation, with the paper's full metadata."""
+    papers = {s.paper.paper_id: s.paper for s in [*answer.sources, *answer.suggestions]}
+    return [(c.number, papers[c.paper_id]) for c in answer.citations if c.paper_id in papers]
+
+
+def reference(number: int, paper: Paper) -> str:
+    """1. **Title** — authors · venue, year · url"""
+    details = [
+        escape(authors_line(paper.authors, paper.authors_truncated)),
+        escape(", ".join(str(p) for p in (paper.venue, paper.year) if p)),
+        paper.url if paper.url and paper.url.startswith(("http://", "https://")) else "",
+    ]
+    shown = " · ".join(d for d in details if d)
+    return f"{number}. **{escape(paper.title)}**" + (f" — {shown}" if shown else "")
+
+
+def markdown(answer: Answer) -> str:
+    """The checked answer as Markdown: its sentences with [n] markers (unsupported ones marked),
+    then the numbered references."""
+    if answer.abstained:
+        body = escape(answer.text)
+    else:
+        lines = []
+        for sentence in answer.sentences:
+            markers = "".join(f"[{n}]" for n in sentence.citations)
+            flag = " *(not supported by the cited abstract)*" if sentence.supported is False else ""
+            lines.append(f"{escape(sentence.text)}{' ' if markers else ''}{markers}{flag}")
+        body = (
+            "\n".join(f"- {line}" for line in lines) if answer.layout == "list" else " ".join(lines)
+        )
+    notices = "".join(f"> ⚠ {escape(notice)}\n\n" for notice in answer.notices)
+    references = "\n".join(reference(n, paper) for n, paper in cited_papers(answer))
+    return notices + body + (f"\n\n**References**\n\n{references}" if references else "")
+
+
+def conversation_markdown(turns: list[Answer | None]) -> str:
+    """A whole conversation: each question as a heading, then its answer."""
+    parts = ["# Conversation\n"]
+    for number, answer in enumerate(turns, start=1):
+        if answer is not None:
+            parts.append(f"## {number}. {escape(answer.question)}\n\n{markdown(answer)}\n")
+    return "\n".join(parts)
+
+
+def ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def bibtex_key(paper: Paper) -> str:
+    """surname + year + first title word ("zhang2025bisecle"): the same paper always gets the
+    same key, so entries from different answers merge in a .bib file."""
+    surname = ascii_word(paper.authors[0].split()[-1]) if paper.authors else "anon"
+    words = [ascii_word(w) for w in paper.title.split()]
+    word = next((w for w in words if w and w not in KEY_STOPWORDS), "paper")
+    return f"{surname or 'anon'}{year_of(paper) or ''}{word}"
+
+
+def bibtex(papers: list[Paper]) -> str:
+    """One entry per paper (duplicates merged), written and quoted by bibtexparser."""
+    import bibtexparser
+    from bibtexparser.model import Entry, Field
+
+    library, keys = bibtexparser.Library(), {}
+    for paper in papers:
+        key = bibtex_key(paper)
+        if keys.setdefault(key, paper.paper_id) != paper.paper_id:
+            key += paper.paper_id[:4]  # a different paper with the same key
+        if key in {entry.key for entry in library.entries}:
+            continue
+        library.add(Entry(entry_type(paper), key, [Field(n, v) for n, v in fields(paper)]))
+    return bibtexparser.write_string(library)
+
+
+def entry_type(paper: Paper) -> str:
+    if not paper.venue:
+        return "misc"
+    return "inproceedings" if CONFERENCE.search(paper.venue) else "article"
+
+
+def fields(paper: Paper) -> list[tuple[str, str]]:
+    """BibTeX fields in braces; braces inside the text are dropped so entries always parse."""
+    authors = [*paper.authors, "others"] if paper.authors_truncated else paper.authors
+    venue_field = "booktitle" if entry_type(paper) == "inproceedings" else "journal"
+    values = [
+        ("title", paper.title),
+        ("author", " and ".join(authors)),
+        (venue_field, paper.venue or ""),
+        ("year", str(year_of(paper) or "")),
+        ("url", paper.url or ""),
+        ("keywords", ", ".join(paper.keywords)),
+    ]
+    return [(name, re.sub(r"[{}]", "", value)) for name, value in values if value]
+
+
+def answer_bibtex(answers: list[Answer | None]) -> str:
+    """BibTeX for every paper cited in these answers."""
+    return bibtex([paper for a in answers if a is not None for _, paper in cited_papers(a)])
