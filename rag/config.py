@@ -26,7 +26,8 @@ class Settings(BaseSettings):
     )
     corpus_paths: Annotated[list[Path], NoDecode] = Field(
         [Path("seeds")],
-        description="Corpus files or folders (.txt seed layout, .jsonl, .csv) ingested by default.",
+        description="Corpus files or folders (.txt seed layout, .jsonl, .csv, .bib, .ris) ingested "
+        "by default.",
     )
     titles_path: Path | None = Field(
         Path("seeds/titles.jsonl"),
