@@ -194,16 +194,20 @@ def test_unused_csv_columns_and_long_rows_are_noted_once_and_rejected_nowhere(tm
     corpus = tmp_path / "c.csv"
     corpus.write_text("title,abstract,notes,year\n" + body)
     papers, problems = read_file(corpus, 20_000)
-    assert len(papers) == 5
+    assert len(papers) == 5 and {p.year for p in papers} == {2020}
     assert [(p.message, p.warning) for p in problems] == [
         (
-            "columns 'notes', 'year' not used (used: title, abstract, authors, area, subarea, "
-            "venue, url)",
+            (
+                "column 'notes' not used (used: title, abstract, authors, area, subarea, "
+                "venue, year, url, keywords)"
+            ),
             True,
         ),
         (
-            "5 rows have more cells than the header (first at line 2); the extra cells were "
-            "ignored",
+            (
+                "5 rows have more cells than the header (first at line 2); the extra cells "
+                "were ignored"
+            ),
             True,
         ),
     ]

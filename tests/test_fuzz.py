@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rag.answer.citations import MARKER, MAX_RANGE, marker_numbers, parse_answer, render, renumber
 from rag.answer.pipeline import MAX_QUESTION_CHARS, Answerer, check_question
 from rag.config import Settings
-from rag.corpus import load_corpus, read_file
+from rag.corpus import SUFFIXES, load_corpus, read_file
 from rag.errors import RagError
 from rag.llm.fake import FakeBackend
 from rag.models import Paper, Source, paper_id_for
@@ -56,13 +56,13 @@ def read_bytes_as(folder: Path, name: str, data: bytes):
 
 
 @FUZZ
-@given(data=st.binary(max_size=3000), suffix=st.sampled_from([".jsonl", ".csv", ".txt"]))
+@given(data=st.binary(max_size=3000), suffix=st.sampled_from(SUFFIXES))
 def test_arbitrary_bytes_never_crash_a_reader(folder, data, suffix):
     read_bytes_as(folder, "bytes" + suffix, data)
 
 
 @FUZZ
-@given(text=st.text(max_size=2000), suffix=st.sampled_from([".jsonl", ".csv", ".txt"]))
+@given(text=st.text(max_size=2000), suffix=st.sampled_from(SUFFIXES))
 def test_arbitrary_text_never_crashes_a_reader(folder, text, suffix):
     read_bytes_as(folder, "text" + suffix, text.encode("utf-8", errors="surrogatepass"))
 

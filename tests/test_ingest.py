@@ -270,6 +270,6 @@ def test_a_kill_between_writing_and_deleting_converges_on_the_next_run(
 
 def test_notes_about_ignored_columns_are_not_errors(settings, tmp_path):
     corpus = tmp_path / "c.csv"
-    corpus.write_text(f'title,abstract,year\nT,"{abstract("x")}",2020\n')
+    corpus.write_text(f'title,abstract,notes\nT,"{abstract("x")}",read twice\n')
     report = run_ingest(settings, [corpus], prune=True, show_progress=False)  # not refused
     assert (report.added, report.errors, len(report.warnings)) == (1, 0, 1)
