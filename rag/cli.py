@@ -124,19 +124,38 @@ def search_command(
         typer.echo(f"   {source.passage[:240]}…")
 
 
-def print_answer(events, as_json: bool) -> None:
-    """Stream the draft to the terminal, then the checked answer, references and flags."""
+FORMATS = ("text", "markdown", "bibtex", "json")
+
+
+def output_format(fmt: str, as_json: bool) -> str:
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    return "json" if as_json else fmt
+
+
+def print_answer(events, fmt: str = "text") -> None:
+    """Stream the draft to the terminal, then the checked answer, references and flags; or
+    print only the checked answer as Markdown, BibTeX (its cited papers) or JSON."""
+    from rag import export
     from rag.models import Answer
 
     streamed = []
     for event in events:
         if isinstance(event, Answer):
             answer = event
-        elif not as_json:
+        elif fmt == "text":
             streamed.append(event)
             typer.echo(event, nl=False)
-    if as_json:
-        typer.echo(json.dumps(answer.summary(), ensure_ascii=False, indent=1))
+    if fmt != "text":
+        if fmt == "json":
+            typer.echo(json.dumps(answer.summary(), ensure_ascii=False, indent=1))
+        elif fmt == "markdown":
+            typer.echo(export.markdown(answer))
+        elif bibtex := export.answer_bibtex([answer]):
+            typer.echo(bibtex, nl=False)
+        else:
+            typer.secho("The answer cites no paper, so there is no BibTeX.", fg="yellow", err=True)
+        typer.secho(f"[{answer.backend} · {answer.latency_s:.1f} s]", dim=True, err=True)
         return
     typer.echo("")
     if " ".join("".join(streamed).split()) != " ".join(answer.text.split()):
@@ -173,13 +192,17 @@ def ask_command(
     author: str = typer.Option(None, "--author", help="Only papers with a matching author."),
     area: str = typer.Option(None, "--area", help="Only papers whose area or subarea matches."),
     venue: str = typer.Option(None, "--venue", help="Only papers from a matching venue."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text (streamed), markdown, bibtex (the cited papers) or json."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (--format json)."),
 ):
     """Answer a question with citations to the papers, checked before they are shown."""
     from rag.retrieve import Filters
 
     filters = Filters(author=author, area=area, venue=venue)
-    print_answer(answerer_for(backend).ask(question, k=k, filters=filters), as_json)
+    fmt = output_format(fmt, as_json)
+    print_answer(answerer_for(backend).ask(question, k=k, filters=filters), fmt)
 
 
 @app.command("summarize")
@@ -189,10 +212,14 @@ def summarize_command(
         None, "--backend", help="local, openai, ollama, extractive or fake."
     ),
     k: int = typer.Option(None, "-k", help="Papers for a topic overview."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text (streamed), markdown, bibtex (the cited papers) or json."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (--format json)."),
 ):
     """A cited summary of one paper (give its title) or an overview of a topic."""
-    print_answer(answerer_for(backend).summarize(target, k=k), as_json)
+    fmt = output_format(fmt, as_json)
+    print_answer(answerer_for(backend).summarize(target, k=k), fmt)
 
 
 @app.command("chat")
@@ -238,7 +265,7 @@ def list_and_print(events):
             collected.append(event)
             yield event
 
-    print_answer(tee(), as_json=False)
+    print_answer(tee())
     return collected
 
 

@@ -5,6 +5,8 @@ import subprocess
 import sys
 import time
 
+import bibtexparser
+
 RAG = [sys.executable, "-m", "rag"]
 
 
@@ -49,6 +51,18 @@ def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):
     assert {"paper_id", "title", "title_source", "authors", "venue", "area"} <= set(listed[0])
     again = json.loads(run("ingest", "--json").stdout)
     assert (again["unchanged"], again["added"], again["updated"]) == (58, 0, 0)
+
+    ask = ("ask", "How does FIRE balance stability and plasticity?", "--backend", "extractive")
+    fire = next(t for t in seed_titles.values() if t.startswith("FIRE:"))
+    markdown = run(*ask, "--format", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert f"\n\n**References**\n\n1. **{fire}** — " in markdown.stdout
+    assert "extractive ·" in markdown.stderr and "extractive ·" not in markdown.stdout
+    bibtex = run(*ask, "--format", "bibtex")
+    entries = bibtexparser.parse_string(bibtex.stdout).entries
+    assert [e["title"] for e in entries] == [fire] and entries[0]["booktitle"] == "ICLR 2026"
+    wrong = run(*ask, "--format", "html")
+    assert wrong.returncode == 2 and "use one of text, markdown, bibtex, json" in wrong.stderr
 
 
 def test_user_errors_are_one_clear_line_without_traceback(tmp_path):

@@ -1,11 +1,14 @@
 """The chat UI: handlers with the fake backend, the API through gradio_client, safe rendering."""
 
+import html
+
 import gradio as gr
 import pytest
 
 from rag.answer.pipeline import Answerer
 from rag.config import Settings
 from rag.errors import ConfigError
+from rag.export import escape
 from rag.llm import BackendError
 from rag.llm.fake import FakeBackend
 from rag.models import Answer
@@ -29,35 +32,54 @@ def last(events):
     return final
 
 
+def turn(chat, question, messages=(), turns=(), backend="fake", k=5, *filters):
+    """One turn as the page runs it: post the question, then stream the answer; returns every
+    (messages, turns) the chat showed, and the question box after posting."""
+    posted, pending, box = chat.post(question, list(messages))
+    return list(chat.respond(pending, posted, list(turns), backend, k, *filters)), box
+
+
+def ask(chat, question, messages=(), turns=(), backend="fake", k=5, *filters):
+    """The chat after one turn: (messages, turns)."""
+    events, _ = turn(chat, question, messages, turns, backend, k, *filters)
+    return events[-1]
+
+
 def test_a_turn_streams_a_draft_then_the_checked_answer_and_its_sources(seed_index, retriever):
     chat = chat_with(seed_index, retriever)
-    events = list(chat.respond(PRICING_QUESTION, [], [], "fake", 5))
-    assert [m["role"] for m in events[0][0]] == ["user"]  # the question shows at once
-    drafts = [messages[-1]["content"] for messages, *_ in events[1:-1]]
-    assert len(drafts) > 3 and all("rag-draft" in d for d in drafts)
-    messages, turns, sources, box = events[-1]
-    assert [m["role"] for m in messages] == ["user", "assistant"] and box == ""
+    posted, pending, box = chat.post(PRICING_QUESTION, [])
+    assert [m["role"] for m in posted] == ["user"] and box == ""  # shown at once, even queued
+    events = list(chat.respond(pending, posted, [], "fake", 5))
+    drafts = [messages[-1]["content"] for messages, _ in events[:-1]]
+    assert len(drafts) > 3 and all(d.endswith(render.GENERATING) for d in drafts)
+    messages, turns = events[-1]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
     assert isinstance(turns[0], Answer) and not turns[0].abstained
     reply = messages[-1]["content"]
-    assert render.inert(PRICING) in reply and 'class="rag-cite">[1]' in reply
+    assert f"[1]\n\n**References**\n\n1. **{escape(PRICING)}**" in reply
+    assert "<" not in reply  # Markdown, so the chat's copy button copies clean text
+    assert reply.endswith("*") and "fake ·" in reply  # backend and latency, discreetly
+    shown, sources, markdown, bibtex, whole = chat.panel(turns)
+    assert shown == 0 and sources.startswith('<p class="rag-for">Sources of answer 1: ')
     assert render.inert(PRICING) in sources and "<mark>" in sources
-    assert "fake ·" in reply  # backend and latency, discreetly
+    assert markdown in reply and f"title = {{{PRICING}}}" in bibtex
+    assert whole.startswith("# Conversation") and f"## 1. {escape(PRICING_QUESTION)}" in whole
 
 
 def test_follow_up_sees_the_earlier_turn(seed_index, retriever):
     backend = FakeBackend()
     chat = chat_with(seed_index, retriever, backend=backend)
-    messages, turns, *_ = last(chat.respond(PRICING_QUESTION, [], [], "fake", 5))
-    messages, turns, *_ = last(chat.respond("What data does it use?", messages, turns, "fake", 5))
+    messages, turns = ask(chat, PRICING_QUESTION)
+    messages, turns = ask(chat, "What data does it use?", messages, turns)
     assert len(messages) == 4 and len(turns) == 2
     assert turns[1].sources[0].paper.title == PRICING
 
 
 def test_abstention_shows_the_closest_papers_and_says_so(seed_index, retriever):
     chat = chat_with(seed_index, retriever)
-    _, turns, sources, _ = last(chat.respond("Best sourdough bread recipe?", [], [], "fake", 5))
+    _, turns = ask(chat, "Best sourdough bread recipe?")
     assert turns[0].abstained
-    assert "does not answer" in sources
+    assert "does not answer" in chat.panel(turns)[1]
 
 
 def test_unsupported_sentences_are_marked_in_the_answer(seed_index, retriever):
@@ -66,16 +88,14 @@ def test_unsupported_sentences_are_marked_in_the_answer(seed_index, retriever):
         "It was trained on the ImageNet image classification benchmark with ResNets [1]."
     )
     chat = chat_with(seed_index, retriever, reply=reply)
-    messages, turns, *_ = last(chat.respond(PRICING_QUESTION, [], [], "fake", 5))
+    messages, turns = ask(chat, PRICING_QUESTION)
     assert turns[0].unsupported_sentences
-    assert "rag-unsupported" in messages[-1]["content"]
+    assert "ResNets. [1] *(not supported by the cited abstract)*" in messages[-1]["content"]
 
 
 def test_filters_and_k_reach_retrieval(seed_index, retriever):
     chat = chat_with(seed_index, retriever)
-    _, turns, *_ = last(
-        chat.respond("Which papers use neural networks?", [], [], "fake", 2, "Deyu Meng", "", "")
-    )
+    _, turns = ask(chat, "Which papers use neural networks?", (), (), "fake", 2, "Deyu Meng")
     answer = turns[0]
     assert len(answer.sources or answer.suggestions) <= 2
     for source in answer.sources:
@@ -86,18 +106,15 @@ def test_unavailable_backend_and_failures_show_a_message_not_a_traceback(
     seed_index, retriever, monkeypatch
 ):
     chat = chat_with(seed_index, retriever)
-    messages, turns, _, box = last(chat.respond(PRICING_QUESTION, [], [], "local", 5))
+    messages, turns = ask(chat, PRICING_QUESTION, (), (), "local")
     assert "model file is missing" in messages[-1]["content"] and turns == [None]
-    assert box == PRICING_QUESTION  # the question is kept to retry
 
     def broken(*args, **kwargs):
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(retriever, "search", broken)
-    messages, *_ = last(
-        chat_with(seed_index, retriever).respond(PRICING_QUESTION, [], [], "fake", 5)
-    )
-    assert render.inert("Something went wrong (RuntimeError)") in messages[-1]["content"]
+    messages, _ = ask(chat_with(seed_index, retriever), PRICING_QUESTION)
+    assert "⚠ Something went wrong (RuntimeError)" in messages[-1]["content"]
     assert "Traceback" not in messages[-1]["content"] and "kaboom" not in messages[-1]["content"]
 
 
@@ -108,10 +125,10 @@ def test_backend_failing_mid_answer_falls_back_visibly(seed_index, retriever):
             raise BackendError("the server closed the stream")
 
     chat = chat_with(seed_index, retriever, backend=Dies())
-    messages, turns, *_ = last(chat.respond(PRICING_QUESTION, [], [], "fake", 5))
-    assert turns[0].backend == "extractive"
-    assert render.inert("closed the stream") in messages[-1]["content"]
-    assert "rag-notice" in messages[-1]["content"]
+    messages, turns = ask(chat, PRICING_QUESTION)
+    assert turns[0].backend == "extractive" and turns[0].fallback_from == "fake"
+    assert "> ⚠ The fake backend failed: the server closed the stream" in messages[-1]["content"]
+    assert "*⚠ extractive · fake failed ·" in messages[-1]["content"]  # the badge says so too
 
 
 def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
@@ -125,38 +142,46 @@ def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
                 Closable.closed = True
 
     chat = chat_with(seed_index, retriever, backend=Closable())
-    events = chat.respond(PRICING_QUESTION, [], [], "fake", 5)
-    next(events), next(events)  # the question, then the first words of the draft
-    messages, turns, *_ = next(events)
+    posted, pending, _ = chat.post(PRICING_QUESTION, [])
+    events = chat.respond(pending, posted, [], "fake", 5)
+    next(events)  # the first words of the draft
+    messages, turns = next(events)
     events.close()  # what Gradio does to the generation when Stop cancels it
     assert Closable.closed  # the backend's stream was ended (a server sees the client leave)
     stopped, turns = chat.stop(messages, turns)
-    assert (
-        render.GENERATING not in stopped[-1]["content"] and "rag-stopped" in stopped[-1]["content"]
-    )
-    assert stopped[-1]["content"].startswith(
-        messages[-1]["content"].split('<div class="rag-meta')[0]
-    )
+    draft = messages[-1]["content"].removesuffix(render.GENERATING)
+    assert stopped[-1]["content"] == draft + render.STOPPED
     assert turns == [None]  # the stopped turn has no checked answer, and no sources
-    done, done_turns, *_ = last(chat.respond(PRICING_QUESTION, stopped, turns, "fake", 5))
+    done, done_turns = ask(chat, PRICING_QUESTION, stopped, turns)
     assert chat.stop(done, done_turns) == (gr.skip(), gr.skip())  # nothing left to stop
+
+
+def test_stop_while_the_question_waits_in_the_queue(seed_index, retriever):
+    chat = chat_with(seed_index, retriever)
+    posted, _, _ = chat.post(PRICING_QUESTION, [])
+    stopped, turns = chat.stop(posted, [])
+    assert [m["role"] for m in stopped] == ["user", "assistant"] and turns == [None]
+    assert stopped[-1]["content"] == render.STOPPED
 
 
 def test_empty_question_makes_no_turn(seed_index, retriever):
     chat = chat_with(seed_index, retriever)
     with pytest.warns(UserWarning, match="type a question"):
-        messages, turns, _, _ = last(chat.respond("   ", [], [], "fake", 5))
-    assert messages == [] and turns == []
+        messages, pending, box = chat.post("   ", [])
+    assert messages == gr.skip() and pending == "" and box == "   "
+    assert list(chat.respond(pending, [], [], "fake", 5)) == []
 
 
-def test_selecting_an_earlier_answer_shows_its_sources(seed_index, retriever):
+def test_selecting_an_earlier_answer_shows_its_sources_and_exports(seed_index, retriever):
     chat = chat_with(seed_index, retriever)
-    messages, turns, *_ = last(chat.respond(PRICING_QUESTION, [], [], "fake", 5))
-    messages, turns, *_ = last(
-        chat.respond("Which papers study continual learning?", messages, turns, "fake", 5)
-    )
-    shown = chat.select(turns, gr.SelectData(None, {"index": 1, "value": ""}))
-    assert render.inert(PRICING) in shown
+    messages, turns = ask(chat, PRICING_QUESTION)
+    messages, turns = ask(chat, "Which papers study continual learning?", messages, turns)
+    assert chat.panel(turns)[0] == 1  # the latest answer by default
+    picked = chat.select(turns, gr.SelectData(None, {"index": 1, "value": ""}))
+    shown, sources, markdown, bibtex, _ = chat.panel(turns, picked)
+    assert shown == 0 and "Sources of answer 1:" in sources
+    assert render.inert(PRICING) in sources and escape(PRICING) in markdown
+    assert bibtex.count("@") == 1 and PRICING in bibtex
 
 
 def test_papers_table_filters_and_summary(seed_index, retriever):
@@ -165,18 +190,39 @@ def test_papers_table_filters_and_summary(seed_index, retriever):
     rows = chat.papers("pricing hazards")
     assert [row[0] for row in rows] == [PRICING]
     summary, sources = last(chat.summarize(PRICING, "fake"))
-    assert 'class="rag-cite">[1]' in summary and render.inert(PRICING) in sources
+    assert f"1. **{escape(PRICING)}**" in summary and render.inert(PRICING) in sources
+
+
+def test_long_author_lists_are_shortened_in_the_table_but_still_searched(seed_index, retriever):
+    chat = chat_with(seed_index, retriever)
+    paper = max(chat.retriever.catalog.values(), key=lambda p: len(p.authors))
+    assert len(paper.authors) > 3
+    [row] = [r for r in chat.papers(paper.authors[-1]) if r[0] == paper.title]
+    assert row[1] == ", ".join(paper.authors[:3]) + " et al."
 
 
 def test_text_is_rendered_inert():
     hostile = (
         "<script>alert(1)</script> ![x](http://evil.example/a.png) [click](http://evil.example)"
     )
-    shown = render.inert(hostile)
-    for dangerous in ("<script", "](", "![", "http://"):
-        assert dangerous not in shown
+    from markdown_it import MarkdownIt  # CommonMark, as the chat's renderer reads it
+
+    shown = MarkdownIt("commonmark").render(render.question_md(hostile))
+    assert shown == f"<p>{html.escape(hostile, quote=False)}</p>\n"  # the text, nothing else
+    for dangerous in ("<script", "](", "!["):
+        assert dangerous not in render.inert(hostile)
+    assert render.question_md("It's **Bi**nding") == r"It's \*\*Bi\*\*nding"  # no &#x27;
+    assert render.inert("It's") == "It&#x27;s"  # one entity, which the browser shows as '
     assert render.link("javascript:alert(1)") == ""
     assert ">https://openreview.net/forum?id=1<" in render.link("https://openreview.net/forum?id=1")
+
+
+def test_latex_is_left_for_katex_and_latex_text_commands_become_plain():
+    text = r"Regret $\widetilde{O}(T^{2/3})$ for 10\% of **Bi**nding, costing $5."
+    assert render.question_md(text) == (
+        r"Regret $\widetilde{O}(T^{2/3})$ for 10% of \*\*Bi\*\*nding, costing &#36;5."
+    )
+    assert render.inert(text).startswith(r"Regret $\widetilde{O}(T^{2/3})$ for 10% of &#42;&#42;Bi")
 
 
 def test_binding_beyond_loopback_needs_a_password(settings):

@@ -19,10 +19,19 @@ LATEX = [
 ]
 
 
+# Markdown syntax as entities too, in case a renderer reads the HTML as Markdown.
+MARKDOWN = {c: f"&#{ord(c)};" for c in "[]()!*_`~|"}
+
+
 def inert(text: str) -> str:
-    """Text as literal HTML (no tags, no entities); its $math$ is left for KaTeX, which the
-    page escapes before rendering."""
-    return outside_math(text, lambda part: html.escape(plain_latex(part), quote=True))
+    """Text as literal HTML (no tags, no entities, no Markdown); its $math$ is left for KaTeX,
+    which the page escapes before rendering."""
+
+    def literal(part: str) -> str:
+        escaped = html.escape(plain_latex(part), quote=True)
+        return "".join(MARKDOWN.get(c, c) for c in escaped)
+
+    return outside_math(text, literal)
 
 
 def link(url: str | None) -> str:

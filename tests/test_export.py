@@ -1,0 +1,120 @@
+"""Answers taken away: Markdown with [n] markers and references, BibTeX that parses."""
+
+import bibtexparser
+from markdown_it import MarkdownIt
+
+from rag import export
+from rag.models import Answer, AnswerSentence, Citation, Paper, Source
+
+BISECLE = Paper(
+    paper_id="b1",
+    title="Bisecle: Binding and Separation in Continual Video Language Understanding",
+    title_source="metadata",
+    authors=["Yue Tan", "Xiaoqian Hu", "Hao Xue", "Céline D'Aubigné"],
+    venue="NeurIPS 2025",
+    url="https://openreview.net/forum?id=1",
+    abstract="We bind and separate. Regret is $\\widetilde{O}(T^{2/3})$.",
+    source_file="seeds/a.txt",
+)
+OT = Paper(
+    paper_id="o2",
+    title="On {Optimal} Transport & Flows_2",
+    title_source="metadata",
+    authors=["Émile Zoë"],
+    authors_truncated=True,
+    year=2024,
+    venue="Journal of Machine Learning Research",
+    keywords=["transport", "flows"],
+    abstract="Transport.",
+    source_file="lib.bib",
+)
+
+
+def source(paper: Paper) -> Source:
+    return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=0.8)
+
+
+def cited(paper: Paper, number: int) -> Citation:
+    return Citation(number=number, paper_id=paper.paper_id, title=paper.title)
+
+
+def answer(layout="prose", supported=True) -> Answer:
+    sentences = [
+        AnswerSentence(text="Bisecle binds **and** separates <b>videos</b>.", citations=[1]),
+        AnswerSentence(text="Transport is solved.", citations=[2], supported=supported),
+    ]
+    return Answer(
+        question="How?",
+        text="…",
+        sentences=sentences,
+        citations=[cited(BISECLE, 1), cited(OT, 2)],
+        sources=[source(BISECLE), source(OT)],
+        backend="fake",
+        layout=layout,
+    )
+
+
+def test_markdown_has_markers_references_and_renders_only_what_we_wrote():
+    shown = export.markdown(answer())
+    assert shown.splitlines()[0] == (
+        r"Bisecle binds \*\*and\*\* separates \<b\>videos\</b\>. [1] Transport is solved. [2]"
+    )
+    assert shown.splitlines()[-2:] == [
+        (
+            "1. **Bisecle: Binding and Separation in Continual Video Language Understanding** — "
+            "Yue Tan, Xiaoqian Hu, Hao Xue et al. · NeurIPS 2025 · https://openreview.net/forum?id=1"
+        ),
+        (
+            r"2. **On {Optimal} Transport \& Flows\_2** — Émile Zoë et al. · "
+            "Journal of Machine Learning Research, 2024"
+        ),
+    ]
+    html = MarkdownIt("commonmark").render(shown)
+    assert "<b>" not in html and "&lt;b&gt;videos" in html and html.count("<strong>") == 3
+
+
+def test_list_answers_are_a_list_and_unsupported_sentences_say_so():
+    shown = export.markdown(answer(layout="list", supported=False))
+    assert shown.startswith("- Bisecle binds")
+    assert "\n- Transport is solved. [2] *(not supported by the cited abstract)*\n" in shown
+
+
+def test_a_declined_answer_has_no_references():
+    declined = Answer(
+        question="Bread?",
+        text="The corpus does not answer.",
+        abstained=True,
+        backend="fake",
+        notices=["k = 99 is outside 1..20; using 20."],
+    )
+    assert (
+        export.markdown(declined) == "> ⚠ k = 99 is outside 1..20; using 20.\n\n"
+        "The corpus does not answer."
+    )
+    assert export.answer_bibtex([declined]) == ""
+
+
+def test_bibtex_parses_back_with_every_field_and_stable_keys():
+    text = export.answer_bibtex([answer(), answer(), None])  # the same papers twice: merged
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks
+    first, second = library.entries
+    assert (first.key, first.entry_type) == ("tan2025bisecle", "inproceedings")
+    assert first["booktitle"] == "NeurIPS 2025" and first["year"] == "2025"
+    assert first["author"] == "Yue Tan and Xiaoqian Hu and Hao Xue and Céline D'Aubigné"
+    assert (second.key, second.entry_type) == ("zoe2024optimal", "article")
+    assert second["title"] == "On Optimal Transport & Flows_2"  # braces dropped: always parses
+    assert second["author"] == "Émile Zoë and others" and second["keywords"] == "transport, flows"
+    assert export.bibtex_key(BISECLE) == "tan2025bisecle"  # same paper, same key, every time
+
+
+def test_different_papers_with_the_same_key_get_different_keys():
+    twin = BISECLE.model_copy(update={"paper_id": "b9", "abstract": "Another."})
+    keys = [e.key for e in bibtexparser.parse_string(export.bibtex([BISECLE, twin])).entries]
+    assert keys == ["tan2025bisecle", "tan2025bisecleb9"]
+
+
+def test_a_conversation_is_one_document():
+    whole = export.conversation_markdown([answer(), None, answer(layout="list")])
+    assert whole.startswith("# Conversation\n")
+    assert "## 1. How?" in whole and "## 3. How?" in whole and "## 2." not in whole
