@@ -73,3 +73,42 @@ def retriever(seed_index, real_embedder):
     from rag.retrieve import Retriever
 
     return Retriever(seed_index, embedder=real_embedder)
+
+
+# Debian's chromium, driven by Playwright. Without the background-networking flags Chromium
+# tries to reach Google's hosts at start.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# JS: the chat shows at least n checked answers (their badge, "backend · 1.2 s") and no draft.
+ANSWERED = (
+    "n => { const text = document.querySelector('#chat')?.innerText || '';"
+    " return (text.match(/ · [0-9.]+ s/g) || []).length >= n && !text.includes('generating ·'); }"
+)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A page in a fresh browser profile that may read and write the clipboard."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    return context.new_page()

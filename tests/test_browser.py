@@ -1,7 +1,8 @@
 """End to end in a real headless Chromium (Debian's, driven by Playwright): the page loads,
 a seed question gets a streamed answer from the bundled local model, and the paper's real
-title appears in the answer's references and in the sources panel. Set UI_SCREENSHOT to also
-copy the screenshot there (the README's picture is made this way)."""
+title appears in the answer's references and in the sources panel; answers leave as clean
+Markdown and BibTeX; the conversation survives a reload; text and formulas show right. Set
+UI_SCREENSHOT to also copy the screenshot there (the README's picture is made this way)."""
 
 import os
 import shutil
@@ -12,21 +13,9 @@ import pytest
 
 from rag.answer.pipeline import Answerer
 from rag.llm.fake import FakeBackend
-from tests.conftest import BUNDLED_MODEL, free_port
+from tests.conftest import ANSWERED, BUNDLED_MODEL, free_port
 from tests.test_answer import PRICING, PRICING_QUESTION
 from ui.app import Chat, launch
-
-CHROMIUM = "/usr/bin/chromium"
-# Without the background-networking flags Chromium tries to reach Google's hosts at start.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 pytestmark = pytest.mark.slow
 
@@ -41,29 +30,17 @@ def app_url(seed_index, retriever):
     demo.close()
 
 
-@pytest.fixture
-def page():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 1000})
-        yield page
-        browser.close()
-
-
 def test_seed_question_in_the_browser(app_url, page, tmp_path):
     requests = []
     page.on("request", lambda request: requests.append(request.url))
     page.goto(app_url)
     page.fill("#question textarea", PRICING_QUESTION)
     page.click("#ask")
-    page.wait_for_selector("#chat .rag-draft", timeout=120_000)  # streaming has started
-    references = page.wait_for_selector("#chat .rag-refs", timeout=240_000)
-    assert PRICING in references.inner_text()
+    page.get_by_text("generating ·").wait_for(timeout=120_000)  # streaming has started
+    page.wait_for_function(ANSWERED, arg=1, timeout=240_000)  # ... and was replaced
+    assert f"References\n\n{PRICING} — " in page.inner_text("#chat")
     assert PRICING in page.inner_text("#sources")
     assert page.query_selector("#sources mark"), "the supporting sentence is highlighted"
-    assert page.query_selector("#chat .rag-draft") is None, "the draft was replaced"
     assert "local ·" in page.inner_text("#chat")
     shot = tmp_path / "chat.png"
     page.screenshot(path=str(shot), full_page=True)
@@ -80,7 +57,7 @@ def test_hostile_text_stays_inert_in_the_browser(app_url, page):
     page.goto(app_url)
     page.fill("#question textarea", hostile)
     page.click("#ask")
-    page.wait_for_selector("#chat .rag-meta:not(.rag-draft + .rag-meta)", timeout=240_000)
+    page.wait_for_function(ANSWERED, arg=1, timeout=240_000)
     chat = page.inner_text("#chat")
     assert "[click](http://evil.example)" in chat and "<b>bold</b>" in chat
     assert page.evaluate("window.pwned") is None
@@ -119,16 +96,107 @@ def test_stop_ends_the_answer_keeps_the_draft_and_frees_the_queue(seed_index, re
         page.goto(demo.local_url)
         page.fill("#question textarea", PRICING_QUESTION)
         page.click("#ask")
-        page.wait_for_function("document.querySelector('#chat .rag-draft')?.innerText.length > 20")
+        page.wait_for_function("document.querySelector('#chat').innerText.includes('more more')")
         started = time.monotonic()
         page.click("#stop")
-        page.wait_for_selector("#chat .rag-stopped", timeout=10_000)
+        page.get_by_text("stopped · this partial draft").wait_for(timeout=10_000)
         assert backend.closed.wait(10), "the generation was not ended"
         print(f"stopped after {time.monotonic() - started:.2f} s")
         assert "more more" in page.inner_text("#chat"), "the partial draft stays"
         page.fill("#question textarea", PRICING_QUESTION)
         page.click("#ask")  # the one queue slot is free again: the next question is answered
-        references = page.wait_for_selector("#chat .rag-refs", timeout=120_000)
-        assert PRICING in references.inner_text()
+        page.wait_for_function(ANSWERED, arg=1, timeout=120_000)
+        assert f"References\n\n{PRICING} — " in page.inner_text("#chat")
     finally:
         demo.close()
+
+
+@pytest.fixture
+def fake_app(seed_index, retriever):
+    """The app on the fake backend (instant answers), with a recording of every prompt."""
+    backend = FakeBackend()
+    settings = seed_index.model_copy(update={"ui_port": free_port(), "llm_backend": "fake"})
+    answerer = Answerer(settings, retriever=retriever, backend=backend)
+    chat = Chat(settings, retriever, {"fake": None}, answerers={"fake": answerer})
+    demo = launch(settings, chat, block=False)
+    yield demo.local_url, backend
+    demo.close()
+
+
+def ask(page, question: str, answers: int) -> None:
+    page.fill("#question textarea", question)
+    page.click("#ask")
+    page.wait_for_function(ANSWERED, arg=answers, timeout=120_000)
+
+
+def test_answers_leave_as_clean_markdown_and_bibtex(fake_app, page):
+    import bibtexparser
+
+    url, _ = fake_app
+    page.goto(url)
+    ask(page, PRICING_QUESTION, 1)
+    page.click("#copy-md")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert f"[1]\n\n**References**\n\n1. **{PRICING}** — " in copied and "<" not in copied
+    page.click("#copy-bib")
+    entries = bibtexparser.parse_string(page.evaluate("navigator.clipboard.readText()")).entries
+    assert PRICING in [entry["title"] for entry in entries]
+    page.get_by_label("Copy message").last.click()  # the chat's own copy button: the same text
+    own = page.evaluate("navigator.clipboard.readText()")
+    assert own.startswith(copied) and "<" not in own
+    with page.expect_download() as saved:
+        page.click("#save-md")
+    text = open(saved.value.path(), encoding="utf-8").read()
+    assert text.startswith("# Conversation\n\n## 1. ") and copied in text
+
+
+def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, page):
+    url, _ = fake_app
+    page.goto(url)
+    ask(page, PRICING_QUESTION, 1)
+    ask(page, "What data does it use?", 2)
+    page.click("text=Settings")
+    page.get_by_label("Author contains").fill("Deyu Meng")
+    page.keyboard.press("Tab")  # the filter is kept when the box loses focus
+    page.wait_for_timeout(1_000)
+    before = page.inner_text("#chat")
+    page.reload()
+    page.wait_for_function(ANSWERED, arg=2, timeout=30_000)
+    assert page.inner_text("#chat") == before
+    assert "Sources of answer 2:" in page.inner_text("#sources")
+    assert page.locator("#saved input").input_value() == PRICING_QUESTION  # by its question
+    page.click("text=Settings")
+    assert page.get_by_label("Author contains").input_value() == "Deyu Meng"
+    page.click("#new-chat")
+    page.wait_for_function("!document.querySelector('#chat').innerText.includes(' s')")
+    page.reload()
+    page.wait_for_timeout(2_000)
+    assert PRICING_QUESTION not in page.inner_text("#chat")  # the new, empty chat is current
+    page.click("#saved input")
+    page.get_by_role("option").first.click()  # reopen the earlier one from the list
+    page.wait_for_function(ANSWERED, arg=2, timeout=30_000)
+
+
+def test_the_trash_icon_clears_the_context_of_the_next_question(fake_app, page):
+    url, backend = fake_app
+    page.goto(url)
+    ask(page, PRICING_QUESTION, 1)
+    page.get_by_label("Clear").click()
+    page.wait_for_function("!document.querySelector('#chat').innerText.includes(' s')")
+    ask(page, "What data does it use?", 1)
+    # with the earlier turn as context, "it" would be BayesCoxCP, answered and cited
+    assert PRICING not in page.inner_text("#chat") and len(backend.prompts) == 1
+    assert "Sources of answer 1: “What data does it use?”" in page.inner_text("#sources")
+
+
+def test_apostrophes_and_formulas_show_right(fake_app, page):
+    url, _ = fake_app
+    page.goto(url)
+    question = r"What's the sample complexity $poly(d,1/\epsilon)$ of agnostically learning ReLUs?"
+    ask(page, question, 1)
+    chat = page.inner_text("#chat")
+    assert "What's the sample complexity" in chat and "&#" not in chat
+    assert page.query_selector("#chat .message-row .katex"), "the formula is rendered"
+    sources = page.inner_text("#sources")
+    assert "&#" not in sources and "\\epsilon" not in sources
+    assert page.query_selector("#sources .katex"), "the abstract's formulas are rendered"

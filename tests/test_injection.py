@@ -130,14 +130,14 @@ def test_hostile_text_is_inert_in_the_sources_panel(hostile_index, hostile_retri
 def test_nothing_runs_or_is_fetched_in_the_browser(hostile_index, hostile_retriever):
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import CHROMIUM, FLAGS
+    from tests.conftest import ANSWERED, CHROMIUM, CHROMIUM_FLAGS
 
     settings = hostile_index.model_copy(update={"ui_port": free_port()})
     demo = launch(settings, Chat(settings, retriever=hostile_retriever), block=False)
     requests = []
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             page = browser.new_page()
             page.on("request", lambda request: requests.append(request.url))
             page.goto(demo.local_url)
@@ -148,12 +148,7 @@ def test_nothing_runs_or_is_fetched_in_the_browser(hostile_index, hostile_retrie
             for turn, (question, literal) in enumerate(shown.items(), start=1):
                 page.fill("#question textarea", question)
                 page.click("#ask")
-                page.wait_for_function(
-                    "n => document.querySelectorAll('#chat .rag-meta').length >= n"
-                    " && !document.querySelector('#chat .rag-draft')",
-                    arg=turn,
-                    timeout=120_000,
-                )
+                page.wait_for_function(ANSWERED, arg=turn, timeout=120_000)
                 assert literal in page.inner_text("#sources")  # shown as text, not markup
             assert page.evaluate("window.pwned") is None
             assert page.query_selector("a[href^='javascript']") is None
