@@ -9,7 +9,8 @@ import unicodedata
 from rag.models import Answer, Paper
 
 # Markdown and HTML syntax that must not act when the text is rendered.
-ACTIVE = re.compile(r"([\\`*_\[\]<>&|~#!])")
+ACTIVE = re.compile(r"([\\`*_\[\]<>&|~#!@])")
+AUTOLINK = re.compile(r"(?<=\w)(:)(?=//)|(?<=\bwww)(\.)", re.IGNORECASE)  # GFM links bare URLs
 LINE_START = re.compile(r"^(\s*\d*)([-+=>.)])", re.MULTILINE)  # lists, quotes, headings
 # Math as the chat's renderer finds it (display first, then inline); kept as written for KaTeX.
 MATH = re.compile(r"\$\$[\s\S]+?\$\$|\$[\s\S]+?\$")
@@ -48,7 +49,8 @@ def escape(text: str) -> str:
     except its $math$, left for KaTeX; a lone `$` is an entity so it cannot open math."""
 
     def plain(part: str) -> str:
-        part = LINE_START.sub(r"\1\\\2", ACTIVE.sub(r"\\\1", plain_latex(part)))
+        part = ACTIVE.sub(r"\\\1", plain_latex(part))
+        part = AUTOLINK.sub(lambda found: "\\" + found.group(), LINE_START.sub(r"\1\\\2", part))
         return part.replace("$", "&#36;")
 
     return outside_math(text, plain)
