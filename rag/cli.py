@@ -20,7 +20,8 @@ app = typer.Typer(
 @app.command("ingest")
 def ingest_command(
     paths: list[Path] = typer.Argument(
-        None, help="Corpus files or folders (.txt seed layout, .jsonl, .csv). Default: the seeds."
+        None,
+        help="Corpus files or folders (.txt seed layout, .jsonl, .csv, .bib, .ris). Default: the seeds.",
     ),
     titles: Path = typer.Option(None, "--titles", help="Titles sidecar JSONL to merge."),
     prune: bool = typer.Option(False, "--prune", help="Remove indexed papers not in the corpus."),

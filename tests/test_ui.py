@@ -256,7 +256,7 @@ def served(seed_index, retriever):
 
 
 @pytest.mark.slow
-def test_api_returns_the_answer_and_its_citations_as_data(served):
+def test_api_returns_the_answer_and_its_citations_as_data(served, capfd, caplog):
     from gradio_client import Client
 
     client = Client(served.local_url, verbose=False)
@@ -278,6 +278,8 @@ def test_api_returns_the_answer_and_its_citations_as_data(served):
         client.predict(PRICING_QUESTION, [], "local", api_name="/ask")
     with pytest.raises(Exception, match="history must be a list"):  # not {"error": null}
         client.predict(PRICING_QUESTION, ["not a turn"], api_name="/ask")
+    refused = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert len(refused) == 2 and "Traceback" not in capfd.readouterr().err  # one line each
 
 
 def test_api_input_out_of_range_is_clamped_or_explained(seed_index, retriever):

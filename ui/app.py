@@ -304,7 +304,8 @@ def shown_to_caller():
     try:
         yield
     except (RagError, ValidationError) as error:
-        raise gr.Error(str(error)) from None
+        log.warning("An API call was refused: %s", error)  # one line, no traceback
+        raise gr.Error(str(error), print_exception=False) from None
 
 
 def as_markdown(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None]]:
