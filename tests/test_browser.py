@@ -200,3 +200,47 @@ def test_apostrophes_and_formulas_show_right(fake_app, page):
     sources = page.inner_text("#sources")
     assert "&#" not in sources and "\\epsilon" not in sources
     assert page.query_selector("#sources .katex"), "the abstract's formulas are rendered"
+
+
+class GatedBackend(FakeBackend):
+    """Answers only once `release` is set, so a second question has to wait in the queue."""
+
+    def __init__(self):
+        super().__init__()
+        self.release = threading.Event()
+
+    def stream(self, prompt):
+        self.release.wait(60)
+        yield from super().stream(prompt)
+
+
+def test_a_waiting_question_shows_with_its_place_in_the_queue(seed_index, retriever, browser):
+    backend = GatedBackend()
+    settings = seed_index.model_copy(update={"ui_port": free_port(), "ui_concurrency": 1})
+    answerer = Answerer(settings, retriever=retriever, backend=backend)
+    chat = Chat(settings, retriever, {"fake": None}, answerers={"fake": answerer})
+    demo = launch(settings.model_copy(update={"llm_backend": "fake"}), chat, block=False)
+    try:
+        first, second = (browser.new_page() for _ in range(2))
+        for page in (first, second):
+            page.goto(demo.local_url)
+            page.fill("#question textarea", PRICING_QUESTION)
+            page.click("#ask")
+            page.wait_for_timeout(500)
+        second.get_by_text("queue: 1/1").wait_for(timeout=10_000)
+        assert PRICING_QUESTION in second.inner_text("#chat")  # shown while it waits
+        backend.release.set()
+        second.wait_for_function(ANSWERED, arg=1, timeout=60_000)
+    finally:
+        backend.release.set()
+        demo.close()
+
+
+def test_the_papers_table_fits_the_page(fake_app, page):
+    url, _ = fake_app
+    page.goto(url)
+    page.get_by_role("tab", name="Papers").click()
+    table = page.locator("table").first
+    table.wait_for()
+    width, room = table.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
+    assert width <= room, "authors, area and venue are visible without scrolling sideways"
