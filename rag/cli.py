@@ -153,7 +153,7 @@ def print_answer(events, fmt: str = "text") -> None:
         elif fmt == "markdown":
             typer.echo(export.markdown(answer))
         elif bibtex := export.answer_bibtex([answer]):
-            typer.echo(bibtex, nl=False)
+            typer.echo(bibtex.rstrip("\n"))
         else:
             typer.secho("The answer cites no paper, so there is no BibTeX.", fg="yellow", err=True)
         typer.secho(f"[{answer.backend} · {answer.latency_s:.1f} s]", dim=True, err=True)

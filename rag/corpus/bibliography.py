@@ -47,6 +47,14 @@ class DecodeLatex(middlewares.LatexDecodingMiddleware):
         return super()._transform_python_value_string(re.sub(r"(?<!\\)%", r"\\%", python_string))
 
 
+class DisplayNames(middlewares.SplitNameParts):
+    """Each author as 'First von Last, Jr'; a name that does not split cleanly ('XUCHEN,')
+    is kept as best it can be, not a reason to lose the entry."""
+
+    def _transform_field_value(self, names: list[str]) -> list[str]:
+        return [display_name(name) for name in names]
+
+
 def bibtex_stack() -> list:
     """After @string expansion and brace removal: lowercase field names, authors split at
     'and' and merged as 'First Last' while braces still protect '{Barnes and Noble}', then
@@ -54,8 +62,7 @@ def bibtex_stack() -> list:
     return [
         middlewares.NormalizeFieldKeys(),
         middlewares.SeparateCoAuthors(),
-        middlewares.SplitNameParts(),
-        middlewares.MergeNameParts(style="first"),
+        DisplayNames(),
         DecodeLatex(),
     ]
 
