@@ -307,12 +307,20 @@ def test_a_follow_up_that_names_its_paper_is_not_rewritten(answerer_with):
 
 
 def test_a_list_answer_is_one_line_per_paper(answerer_with):
-    from ui.render import answer_html
+    from rag.export import markdown
 
     _, answer = run(answerer_with(), "Which papers use optimal transport?")
     assert answer.layout == "list" and len(answer.citations) >= 2
     assert answer.text.count("\n") == len(answer.sentences) - 1
-    assert answer_html(answer).count("<li>") == len(answer.sentences)
+    assert markdown(answer).count("\n- ") == len(answer.sentences) - 1
+
+
+def test_a_listed_sentence_that_repeats_its_title_words_is_supported(answerer_with):
+    """"<title>: This paper studies <the title's words>." is the abstract's own sentence."""
+    _, answer = run(answerer_with(), "Which papers study neural collapse?")
+    line = next(s for s in answer.sentences if s.text.startswith("Neural Collapse in Multi-Task"))
+    assert "This paper studies neural collapse in multi-task learning" in line.text
+    assert line.supported
 
 
 @pytest.mark.parametrize(

@@ -180,11 +180,16 @@ def about_metadata(sentence: str, paper) -> bool:
 
 
 def without_titles(sentence: str, titles: list[str]) -> str:
-    """The claim with paper titles replaced by "The paper": a title makes any sentence look
-    like its paper's metadata line ("<title> speeds up matrix multiplication" is not supported
-    by the paper just because it names it)."""
+    """The claim with the paper title it names replaced by "The paper": a title makes any
+    sentence look like its paper's metadata line ("<title> speeds up matrix multiplication" is
+    not supported by the paper just because it names it). Only the first mention: a title's
+    words later in the claim are its content ("<title>: This paper studies <title words>.")."""
     for title in sorted(titles, key=len, reverse=True):
-        sentence = re.sub(re.escape(title), "The paper", sentence, flags=re.IGNORECASE)
+        sentence, named = re.subn(
+            re.escape(title), "The paper", sentence, count=1, flags=re.IGNORECASE
+        )
+        if named:
+            return sentence
     return sentence
 
 
