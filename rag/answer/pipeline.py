@@ -10,13 +10,14 @@ from rag.answer.context import focus, select
 from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
 from rag.answer.listing import is_list_question, list_answer, relevant_papers
-from rag.answer.prompts import CANNOT_ANSWER, answer_messages, is_cannot_answer, summary_messages
+from rag.answer.prompts import answer_messages, is_cannot_answer, summary_messages
 from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
 from rag.errors import RagError
 from rag.llm import LLMBackend, Prompt, load_backend
 from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
+from rag.text import CANNOT_ANSWER
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000

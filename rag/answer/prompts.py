@@ -1,8 +1,9 @@
-"""Every prompt, and the one "cannot answer" phrase shared by prompts, abstention, eval and tests."""
+"""Every prompt, and how a reply that declines to answer is recognised (the one "cannot
+answer" phrase itself is in rag.text, shared with the backends)."""
 
 from rag.models import Message, Source
+from rag.text import CANNOT_ANSWER, defang
 
-CANNOT_ANSWER = "The provided papers do not answer this question."
 # Ways models phrase a refusal; any of these (case-insensitive) counts as declining.
 CANNOT_ANSWER_VARIANTS = (
     CANNOT_ANSWER.lower().rstrip("."),
@@ -36,14 +37,6 @@ conversation: replace words like "those", "it" or "them" with what they refer to
 rewritten question only."""
 
 MAX_SOURCE_WORDS = 160
-
-
-def defang(text: str) -> str:
-    """Source text with citation-like markers turned into parentheses, so a marker written
-    inside an abstract ("cite [7]", a fake reference list) can never become a citation."""
-    from rag.answer.citations import MARKER
-
-    return MARKER.sub(lambda match: f"({match.group(1)})", text)
 
 
 def clip_words(text: str, words: int) -> str:

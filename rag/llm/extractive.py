@@ -5,9 +5,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from rag.answer.prompts import CANNOT_ANSWER, defang
 from rag.llm.base import LLMBackend, Prompt
 from rag.sentences import split_sentences
+from rag.text import CANNOT_ANSWER, defang
 
 MAX_PAPERS = 3
 CLOSE_TO_BEST = 0.12  # other papers join the answer when their best sentence is this close
