@@ -29,8 +29,6 @@ class LLMBackend(ABC):
 
     name: ClassVar[str]
     is_llm: ClassVar[bool] = True  # False for backends that compose text without a model
-    needs_key: ClassVar[bool] = False
-    key_env_var: ClassVar[str | None] = None
 
     def __init__(self, settings, embedder=None):
         self.settings, self.embedder = settings, embedder

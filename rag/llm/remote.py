@@ -149,8 +149,6 @@ class OpenAICompatibleBackend(ChatServerBackend):
 
 class OpenAIBackend(OpenAICompatibleBackend):
     name = "openai"
-    needs_key = True
-    key_env_var = "RAG_OPENAI_API_KEY"
 
     def __init__(self, settings: Settings, embedder=None):
         super().__init__(settings, embedder)
