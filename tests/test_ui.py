@@ -328,3 +328,14 @@ def test_a_busy_port_is_one_clear_error(settings):
         busy = settings.model_copy(update={"ui_port": taken.getsockname()[1]})
         with pytest.raises(ConfigError, match="is in use .*RAG_UI_PORT"):
             launch(busy, chat=None)
+
+
+def test_the_area_filter_says_how_many_papers_have_an_area(seed_index, retriever):
+    from ui.app import build
+
+    chat = chat_with(seed_index, retriever)
+    with_area = sum(1 for paper in chat.retriever.catalog.values() if paper.area)
+    config = build(chat).get_config_file()
+    [area] = [c["props"] for c in config["components"] if c["props"].get("label") == "Area"]
+    assert area["info"].startswith(f"{with_area} of 58 papers have an area")
+    assert 0 < with_area < 58
