@@ -8,6 +8,7 @@ import typer
 
 from rag.config import get_settings
 from rag.errors import RagError
+from rag.llm import BACKEND_CHOICES
 
 app = typer.Typer(
     help="Ask questions about research-paper abstracts and get answers cited by paper title.",
@@ -186,9 +187,7 @@ def answerer_for(backend: str | None):
 @app.command("ask")
 def ask_command(
     question: str = typer.Argument(..., help="Your question about the papers."),
-    backend: str = typer.Option(
-        None, "--backend", help="local, openai, ollama, extractive or fake."
-    ),
+    backend: str = typer.Option(None, "--backend", help=f"{BACKEND_CHOICES}."),
     k: int = typer.Option(None, "-k", help="Papers retrieved (default: RAG_TOP_K)."),
     author: str = typer.Option(None, "--author", help="Only papers with a matching author."),
     area: str = typer.Option(None, "--area", help="Only papers whose area or subarea matches."),
@@ -209,9 +208,7 @@ def ask_command(
 @app.command("summarize")
 def summarize_command(
     target: str = typer.Argument(..., help="A paper title, or a topic."),
-    backend: str = typer.Option(
-        None, "--backend", help="local, openai, ollama, extractive or fake."
-    ),
+    backend: str = typer.Option(None, "--backend", help=f"{BACKEND_CHOICES}."),
     k: int = typer.Option(None, "-k", help="Papers for a topic overview."),
     fmt: str = typer.Option(
         "text", "--format", help="text (streamed), markdown, bibtex (the cited papers) or json."
@@ -225,9 +222,7 @@ def summarize_command(
 
 @app.command("chat")
 def chat_command(
-    backend: str = typer.Option(
-        None, "--backend", help="local, openai, ollama, extractive or fake."
-    ),
+    backend: str = typer.Option(None, "--backend", help=f"{BACKEND_CHOICES}."),
 ):
     """A conversation in the terminal; follow-ups may refer to earlier answers. Ctrl-C stops an
     answer; Ctrl-D (or Ctrl-C at the prompt) ends the chat."""

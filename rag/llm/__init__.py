@@ -1,40 +1,35 @@
-"""Answer backends behind one interface (`LLMBackend.stream`), chosen by name in settings."""
+"""Answer backends behind one interface (`LLMBackend.stream`), chosen by name in settings.
+Importing them is cheap (models load in their constructors or processes), so `rag --help`
+can list their names."""
 
 from rag.config import Settings
-from rag.errors import ConfigError
+from rag.errors import ConfigError, RagError
 from rag.llm.base import BackendError, LLMBackend, Prompt
+from rag.llm.extractive import ExtractiveBackend
+from rag.llm.fake import FakeBackend
+from rag.llm.local import LocalBackend
+from rag.llm.remote import OllamaBackend, OpenAIBackend
 
-
-def registry() -> dict[str, type[LLMBackend]]:
-    """Backend names (as used in settings) to classes; imported lazily (llama.cpp is heavy)."""
-    from rag.llm.extractive import ExtractiveBackend
-    from rag.llm.fake import FakeBackend
-    from rag.llm.local import LocalBackend
-    from rag.llm.remote import OllamaBackend, OpenAIBackend
-
-    return {
-        cls.name: cls
-        for cls in (LocalBackend, OpenAIBackend, OllamaBackend, ExtractiveBackend, FakeBackend)
-    }
-
-
-BACKEND_NAMES = ("local", "openai", "ollama", "extractive", "fake")
+BACKENDS: dict[str, type[LLMBackend]] = {
+    cls.name: cls
+    for cls in (LocalBackend, OpenAIBackend, OllamaBackend, ExtractiveBackend, FakeBackend)
+}
+BACKEND_NAMES = tuple(BACKENDS)
+BACKEND_CHOICES = f"{', '.join(BACKEND_NAMES[:-1])} or {BACKEND_NAMES[-1]}"  # for help texts
 
 
 def load_backend(name: str, settings: Settings, embedder=None) -> LLMBackend:
     """The named backend; an unknown name is an error listing the valid ones."""
-    backends = registry()
-    if name not in backends:
-        raise ConfigError(f"Unknown backend '{name}'; choose one of {', '.join(backends)}.")
-    return backends[name](settings, embedder)
+    if name not in BACKENDS:
+        raise ConfigError(f"Unknown backend '{name}'; choose one of {', '.join(BACKENDS)}.")
+    return BACKENDS[name](settings, embedder)
 
 
-def availability(settings: Settings, names: tuple[str, ...] = BACKEND_NAMES[:4]) -> dict:
-    """Each backend name with None when it can answer now, or the reason it cannot."""
-    from rag.errors import RagError
-
+def availability(settings: Settings, names: tuple[str, ...] | None = None) -> dict:
+    """Each backend name (by default those offered to users) with None when it can answer
+    now, or the reason it cannot."""
     status = {}
-    for name in names:
+    for name in names or [name for name, cls in BACKENDS.items() if cls.offered]:
         try:
             load_backend(name, settings).check()
             status[name] = None
@@ -44,11 +39,12 @@ def availability(settings: Settings, names: tuple[str, ...] = BACKEND_NAMES[:4])
 
 
 __all__ = [
+    "BACKENDS",
+    "BACKEND_CHOICES",
     "BACKEND_NAMES",
     "BackendError",
     "LLMBackend",
     "Prompt",
     "availability",
     "load_backend",
-    "registry",
 ]

@@ -1,4 +1,4 @@
-"""The one interface every answer backend implements, and the registry of backends by name."""
+"""The one interface every answer backend implements."""
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -29,6 +29,7 @@ class LLMBackend(ABC):
 
     name: ClassVar[str]
     is_llm: ClassVar[bool] = True  # False for backends that compose text without a model
+    offered: ClassVar[bool] = True  # False for test-only backends, which the UI does not list
 
     def __init__(self, settings, embedder=None):
         self.settings, self.embedder = settings, embedder

@@ -3,8 +3,6 @@ top sources, each cited. Instant, and the visible fallback when another backend 
 
 from collections.abc import Iterator
 
-import numpy as np
-
 from rag.llm.base import LLMBackend, Prompt
 from rag.sentences import split_sentences
 from rag.text import CANNOT_ANSWER, defang
@@ -39,6 +37,8 @@ class ExtractiveBackend(LLMBackend):
         ]
         if not candidates:
             return []
+        import numpy as np  # here, not at the top: `rag --help` imports this module
+
         vectors = np.asarray(self.embedder.embed([prompt.question] + [s for _, s in candidates]))
         scores = vectors[1:] @ vectors[0]
         best: dict[int, tuple[float, str]] = {}

@@ -8,6 +8,7 @@ from rag.llm.base import LLMBackend, Prompt
 
 class FakeBackend(LLMBackend):
     name = "fake"
+    offered = False
 
     def __init__(self, settings=None, embedder=None, reply: str | None = None):
         super().__init__(settings, embedder)
