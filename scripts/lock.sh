@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Rewrite constraints.txt from .venv: the exact installed versions of what pyproject.toml
-# declares (with the test extra), everything those pull in, and the model parts. Run it once the
-# suite passes on new versions, e.g. after `.venv/bin/pip install -U gradio` or a new dependency
-# in pyproject.toml (`.venv/bin/pip install -e ".[test]"` installs it), then commit the file.
+# declares (with the test extra), everything those pull in, and the model parts. Run it after
+# changing .venv's packages (`.venv/bin/pip install -U gradio`, or a dependency new in
+# pyproject.toml installed by `.venv/bin/pip install -e ".[test]"`), then scripts/test.sh; commit
+# constraints.txt with the change once the suite passes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/pip check --disable-pip-version-check
@@ -42,9 +43,9 @@ while todo:
             todo.append(dependency)
 
 header = f"""\
-# The exact versions the test suite passed with (pip constraints; scripts/setup.sh installs
-# through them). Regenerate from .venv with `scripts/lock.sh` once the suite passes on new
-# versions. Python {platform.python_version()}, {platform.machine()}.
+# The exact versions the test suite passed with, as pip constraints: scripts/setup.sh installs
+# through them. After changing .venv's packages, `scripts/lock.sh` rewrites this file from .venv;
+# commit it once scripts/test.sh passes. Python {platform.python_version()}, {platform.machine()}.
 """
 Path("constraints.txt").write_text(header + "".join(f"{pins[name]}\n" for name in sorted(pins)))
 print(f"constraints.txt: {len(pins)} pins")
