@@ -28,8 +28,10 @@ def load_backend(name: str, settings: Settings, embedder=None) -> LLMBackend:
 def availability(settings: Settings, names: tuple[str, ...] | None = None) -> dict:
     """Each backend name (by default those offered to users) with None when it can answer
     now, or the reason it cannot."""
+    if names is None:
+        names = tuple(name for name, cls in BACKENDS.items() if cls.offered)
     status = {}
-    for name in names or [name for name, cls in BACKENDS.items() if cls.offered]:
+    for name in names:
         try:
             load_backend(name, settings).check()
             status[name] = None
