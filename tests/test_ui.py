@@ -339,3 +339,19 @@ def test_the_area_filter_says_how_many_papers_have_an_area(seed_index, retriever
     [area] = [c["props"] for c in config["components"] if c["props"].get("label") == "Area"]
     assert area["info"].startswith(f"{with_area} of 58 papers have an area")
     assert 0 < with_area < 58
+
+
+def test_example_questions_are_offered_only_where_the_index_answers_them(
+    seed_index, retriever, settings, tmp_path
+):
+    from rag.index import run_ingest
+    from tests.conftest import abstract, write_jsonl
+    from ui.app import EXAMPLES
+
+    assert chat_with(seed_index, retriever).examples() == EXAMPLES
+    corpus = write_jsonl(
+        tmp_path / "cooking.jsonl",
+        [{"title": f"Bread {n}", "abstract": abstract(f"sourdough baking {n}")} for n in range(3)],
+    )
+    run_ingest(settings, [corpus], show_progress=False)
+    assert Chat(settings, backends={"fake": None}).examples() == []

@@ -105,6 +105,16 @@ class Chat:
         ]
         return "\n".join(lines)
 
+    def examples(self) -> list[str]:
+        """The example questions this index can answer (they are written for the bundled
+        papers; another library gets none rather than questions it must decline)."""
+        k, floor = self.settings.top_k, self.settings.min_relevance
+        return [
+            question
+            for question in EXAMPLES
+            if self.retriever.answerability(question, self.retriever.search(question, k)) >= floor
+        ]
+
     def areas(self) -> list[str]:
         return sorted({p.area for p in self.retriever.catalog.values() if p.area})
 
@@ -423,7 +433,8 @@ def build(chat: Chat) -> gr.Blocks:
                             container=False,
                             elem_id="backend",
                         )
-                    gr.Examples(EXAMPLES, inputs=question, label="Try")
+                    if examples := chat.examples():
+                        gr.Examples(examples, inputs=question, label="Try")
                     with gr.Row():
                         saved = gr.Dropdown(
                             [], label="Conversations (kept in this browser)", elem_id="saved"
