@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -51,6 +50,16 @@ def model(tmp_path, monkeypatch, seed_index, retriever):
     process.stop()
 
 
+def ask_and_kill(answerer, process) -> list:
+    """Ask, and kill the model process once its first word has arrived: mid-answer, always."""
+    pieces, pid = [], process.process.pid
+    for piece in answerer.ask(PRICING_QUESTION):
+        if not pieces:
+            os.kill(pid, signal.SIGKILL)
+        pieces.append(piece)
+    return pieces
+
+
 def test_a_killed_model_process_falls_back_visibly_and_is_restarted(model):
     process, answerer = model
     *_, first = answerer.ask(PRICING_QUESTION)
@@ -58,8 +67,7 @@ def test_a_killed_model_process_falls_back_visibly_and_is_restarted(model):
     assert PRICING in [c.title for c in first.citations]
     pid = process.process.pid
 
-    threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()  # mid-answer: words are 0.3 s
-    *streamed, killed = answerer.ask(PRICING_QUESTION)
+    *streamed, killed = ask_and_kill(answerer, process)
     assert killed.backend == "extractive" and killed.citations
     (notice,) = killed.notices
     assert "local model process killed by SIGKILL" in notice and "restarted" in notice
@@ -82,8 +90,7 @@ def test_a_model_that_keeps_dying_is_not_restarted_forever(model):
     process, answerer = model
     for death in range(1, 4):
         process.url()  # the background restart has finished (a loaded machine is slow)
-        threading.Timer(1.0, os.kill, (process.process.pid, signal.SIGKILL)).start()
-        *_, answer = answerer.ask(PRICING_QUESTION)
+        *_, answer = ask_and_kill(answerer, process)
         assert answer.backend == "extractive" and process.deaths == death
     assert "3 times in a row" in answer.notices[0] and "not restarted" in answer.notices[0]
     *_, after = answerer.ask(PRICING_QUESTION)  # no fourth start: a clear message instead
