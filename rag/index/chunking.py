@@ -1,6 +1,6 @@
 """Split abstracts into chunks that fit the embedder's window, each prefixed by the title."""
 
-from rag.index.embedder import Embedder
+from rag.index.embedder_base import Embedder
 from rag.models import Chunk, Paper
 
 MAX_TITLE_PIECES = 48  # a runaway title must not crowd out the abstract

