@@ -9,9 +9,8 @@ from rag.index.ingest import IngestReport
 def open_store(settings: Settings, create: bool = False):
     """The configured Chroma store, checked against the configured embedder."""
     from rag.index.embedder import embedder_name
+    from rag.index.integrity import check_before_opening
     from rag.index.store import ChromaStore
-
-    from rag.index.doctor import check_before_opening
 
     check_before_opening(settings)  # a damaged file must give a message, not a segfault
     name = embedder_name(settings.embedding_model, settings.embedding_backend)

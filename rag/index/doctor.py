@@ -2,9 +2,9 @@
 do the BM25 index and the catalog agree with the store; and the repair of what is damaged.
 
 Reading a damaged HNSW file can kill the process (SIGSEGV inside Chroma's hnswlib), so every
-command first checks the files' structure without Chroma (`check_before_opening`: SQLite's quick
-check and the HNSW headers, sizes and links, in milliseconds). `rag doctor` also opens the
-vector index in a child process and asks it to find sampled chunks by their own vectors.
+command first checks the files' structure without Chroma (integrity.py: SQLite's quick check
+and the HNSW headers, sizes and links, in milliseconds). `rag doctor` also opens the vector
+index in a child process and asks it to find sampled chunks by their own vectors.
 
     python -m rag.index.doctor DATA_DIR COLLECTION   # that probe: prints a JSON verdict
 """
@@ -12,127 +12,17 @@ vector index in a child process and asks it to find sampled chunks by their own 
 import json
 import shutil
 import sqlite3
-import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from pydantic import BaseModel
-
 from rag.config import Settings
 from rag.errors import StoreError
+from rag.index.integrity import Finding, database_finding, segments_finding
 
 PROBE_TIMEOUT_S = 300
 SAMPLE = 5  # chunks whose own vector must find them
-REPAIR = "run `rag doctor --repair`"
-# hnswlib's header.bin as Chroma writes it: version, offsetLevel0, max_elements,
-# cur_element_count, size_data_per_element, label_offset, offsetData, maxlevel,
-# enterpoint_node, maxM, maxM0, M, mult, ef_construction.
-HEADER = struct.Struct("<iQQQQQQiIQQQdQ")
-
-
-class Finding(BaseModel):
-    """One checked part of the index."""
-
-    part: str
-    ok: bool
-    detail: str
-
-
-def check_before_opening(settings: Settings) -> None:
-    """Raise a StoreError naming the repair when the embedded store's files are damaged, before
-    Chroma reads them (and perhaps crashes)."""
-    if settings.chroma_host or not (settings.chroma_dir / "chroma.sqlite3").is_file():
-        return
-    for finding in (database_finding(settings), segments_finding(settings)):
-        if not finding.ok:
-            raise StoreError(
-                f"The index in {settings.data_dir} is damaged: {finding.detail}. To rebuild it, "
-                f"{REPAIR}."
-            )
-
-
-def database_finding(settings: Settings) -> Finding:
-    """SQLite's own integrity check of chroma.sqlite3 (read-only)."""
-    path = settings.chroma_dir / "chroma.sqlite3"
-    with open(path, "rb") as file:
-        head = file.read(100)
-    page_size = int.from_bytes(head[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(head[28:32], "big")
-    try:
-        if len(head) < 100 or path.stat().st_size < pages * page_size:
-            raise sqlite3.DatabaseError("the file is shorter than its header says (truncated)")
-        with sqlite3.connect(f"file:{path}?mode=rw", uri=True) as db:
-            result = db.execute("PRAGMA quick_check").fetchone()[0]
-    except sqlite3.Error as error:
-        result = str(error)
-    ok = result == "ok"
-    return Finding(part="store database", ok=ok, detail="readable" if ok else f"{path}: {result}")
-
-
-def segments_finding(settings: Settings) -> Finding:
-    """Every HNSW segment folder the database lists is there (when its collection holds
-    anything) and structurally sound."""
-    path = settings.chroma_dir / "chroma.sqlite3"
-    try:
-        with sqlite3.connect(f"file:{path}?mode=rw", uri=True) as db:
-            segments = db.execute(
-                "SELECT s.id, (SELECT COUNT(*) FROM embeddings e JOIN segments m "
-                "ON e.segment_id = m.id WHERE m.collection = s.collection) "
-                "FROM segments s WHERE s.scope = 'VECTOR'"
-            ).fetchall()
-    except sqlite3.Error as error:
-        return Finding(part="vector index files", ok=False, detail=f"{path}: {error}")
-    for segment, rows in segments:
-        folder = settings.chroma_dir / segment
-        if not folder.is_dir():
-            if rows:
-                detail = f"the vector index folder {folder} is missing"
-                return Finding(part="vector index files", ok=False, detail=detail)
-            continue
-        if problem := hnsw_problem(folder):
-            return Finding(part="vector index files", ok=False, detail=f"{folder}: {problem}")
-    return Finding(part="vector index files", ok=True, detail=f"{len(segments)} segments sound")
-
-
-def hnsw_problem(folder: Path) -> str | None:
-    """What is wrong with an HNSW segment's files, if anything (None: sound, or not written
-    yet)."""
-    names = ("header.bin", "data_level0.bin", "length.bin", "link_lists.bin")
-    present = [name for name in names if (folder / name).is_file()]
-    if not present:
-        return None  # Chroma keeps small collections in its log until they grow
-    if len(present) < len(names):
-        return f"missing {', '.join(sorted(set(names) - set(present)))}"
-    raw = (folder / "header.bin").read_bytes()
-    if len(raw) != HEADER.size:
-        return f"header.bin is {len(raw)} bytes, not {HEADER.size}"
-    (_, _, capacity, count, size, label_at, data_at, _, entry, _, max_m0, _, _, _) = HEADER.unpack(
-        raw
-    )
-    if not (
-        count <= capacity < 2**40
-        and data_at == 4 + 4 * max_m0
-        and label_at + 8 == size
-        and (count == 0 or entry < count)
-    ):
-        return "header.bin is not a valid index header"
-    # A file shorter than the header says is what a run killed while Chroma persisted leaves;
-    # Chroma recovers from its log, so only the rows present are checked: links that point
-    # past the index are what crashes its reader.
-    level0 = folder / "data_level0.bin"
-    complete = min(count, level0.stat().st_size // size)
-    if complete:
-        rows = np.fromfile(level0, dtype=np.uint8, count=complete * size).reshape(complete, size)
-        links = rows[:, :data_at].copy().view(np.uint32)
-        sizes = links[:, 0] & 0xFFFF
-        ids = np.where(np.arange(max_m0) < sizes[:, None], links[:, 1:], 0)
-        if (sizes > max_m0).any() or (ids >= count).any():
-            return "data_level0.bin holds links to elements that do not exist"
-    return None
 
 
 def vector_finding(settings: Settings) -> Finding:
