@@ -265,22 +265,20 @@ def list_and_print(events):
     return collected
 
 
-@app.command("ui")
-def ui_command(
-    host: str = typer.Option(None, "--host", help="Interface to bind (default RAG_UI_HOST)."),
-    port: int = typer.Option(None, "--port", help="Port (default RAG_UI_PORT, 7860)."),
-):
-    """Open the chat UI in the browser at http://127.0.0.1:7860 (indexes the corpus first if
-    nothing is indexed yet)."""
-    from rag.index import ensure_index
+# Installed packages add commands under this entry-point group (the UI adds `rag ui`, see
+# pyproject.toml), so the library runs them without importing their packages by name.
+COMMAND_ENTRY_POINTS = "rag.commands"
 
-    overrides = {"ui_host": host, "ui_port": port}
-    settings = get_settings(**{name: value for name, value in overrides.items() if value})
-    ensure_index(settings, say=lambda text: typer.echo(text, err=True))
-    from ui.app import auth_for, launch
 
-    auth_for(settings)  # refuse an open non-loopback bind before loading anything
-    launch(settings)
+def add_installed_commands() -> None:
+    """Register every command declared under COMMAND_ENTRY_POINTS, by its entry-point name."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=COMMAND_ENTRY_POINTS):
+        app.command(entry.name)(entry.load())
+
+
+add_installed_commands()  # here, so `rag --help` lists `ui` between chat and eval
 
 
 @app.command("eval")
