@@ -124,9 +124,8 @@ def test_no_import_cycles():
 
 
 def test_defang_disarms_every_marker_the_citation_parser_reads():
-    """Backends defang source text with rag.text's marker pattern; the answer checks parse
-    citations with rag.answer.citations'. Until citations.py imports rag.text's, they are
-    two copies that must agree."""
+    """Backends defang source text, and the answer checks parse citations, with rag.text's
+    one marker pattern: no marker form in an abstract survives defanging."""
     from rag.answer.citations import MARKER
     from rag.text import defang
 

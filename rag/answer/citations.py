@@ -5,13 +5,8 @@ import re
 
 from rag.models import AnswerSentence, Citation, Source, normalize_text
 from rag.sentences import split_sentences
+from rag.text import MARKER
 
-# [1] [1, 2] [1;2] [1-3] [1][2] [Source 1] [source 1 and 2] 【1】
-MARKER = re.compile(
-    r"[\[【]\s*(?:(?:sources?|refs?|papers?|references?)\s*)?"
-    r"(\d+(?:\s*(?:,|;|and|&|–|-)\s*(?:(?:sources?|refs?)\s*)?\d+)*)\s*[\]】]",
-    re.IGNORECASE,
-)
 MAX_RANGE = 20
 MAX_DIGITS = 6  # longer numbers are never a source: not converted (a 5,000-digit int is slow)
 BRACKETS = str.maketrans("[]【】", "()()")

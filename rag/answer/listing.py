@@ -7,9 +7,9 @@ import re
 
 import numpy as np
 
-from rag.answer.prompts import defang
 from rag.models import Source
 from rag.sentences import metadata_sentence, split_sentences, stems
+from rag.text import defang
 
 # Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
 LIST_QUESTION = re.compile(
