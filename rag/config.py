@@ -67,6 +67,8 @@ class Settings(BaseSettings):
         "corpus never uses) the corpus is taken not to answer; chosen on the dev set, see "
         "eval/README.md.",
     )
+    # The names are written out, not built from rag.llm.BACKENDS: the registry imports this
+    # module (backends take Settings), so importing it here would be an import cycle.
     llm_backend: str = Field(
         "local",
         description="Answer backend: local (bundled llama.cpp model), openai, ollama, "
