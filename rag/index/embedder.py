@@ -22,15 +22,13 @@ class SentenceTransformerEmbedder(Embedder):
     @cached_property
     def model(self):
         """Loaded on first use, so commands with nothing to embed stay fast."""
-        import os
-
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the hub
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.set_verbosity_error()  # long abstracts are split, not truncated
         transformers_logging.disable_progress_bar()
-        return SentenceTransformer(str(self.path), device="cpu")
+        # a folder on disk: local_files_only keeps the hub out, whatever HF_HUB_OFFLINE says
+        return SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         vectors = self.model.encode(

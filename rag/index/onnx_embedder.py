@@ -35,10 +35,9 @@ class OnnxEmbedder(Embedder):
     @cached_property
     def tokenizer(self):
         """The model's own tokenizer, so chunks and truncation match the PyTorch backend."""
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from transformers import AutoTokenizer
 
-        return AutoTokenizer.from_pretrained(str(self.path))
+        return AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
 
     @cached_property
     def session(self):
@@ -131,8 +130,8 @@ def export_onnx(model_path: Path, target: Path) -> None:
 
     _require("onnx")  # the exporter writes through it
     transformers_logging.disable_progress_bar()
-    model = AutoModel.from_pretrained(str(model_path)).eval()
-    tokenizer = AutoTokenizer.from_pretrained(str(model_path))
+    model = AutoModel.from_pretrained(str(model_path), local_files_only=True).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(model_path), local_files_only=True)
     names = list(tokenizer.model_input_names)
     sample = tokenizer(["an example sentence", "another"], padding=True, return_tensors="pt")
 
