@@ -3,6 +3,7 @@
 import json
 import sys
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -16,6 +17,17 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+# Options several commands share, declared once.
+Author = Annotated[str, typer.Option("--author", help="Only papers with a matching author.")]
+Area = Annotated[str, typer.Option("--area", help="Only papers whose area or subarea matches.")]
+Venue = Annotated[str, typer.Option("--venue", help="Only papers from a matching venue.")]
+Backend = Annotated[str, typer.Option("--backend", help=f"{BACKEND_CHOICES}.")]
+AnswerFormat = Annotated[
+    str,
+    typer.Option("--format", help="text (streamed), markdown, bibtex (the cited papers) or json."),
+]
+AnswerJson = Annotated[bool, typer.Option("--json", help="Print one JSON object (--format json).")]
 
 
 @app.command("ingest")
@@ -95,9 +107,9 @@ def papers_command(as_json: bool = typer.Option(False, "--json", help="Print a J
 def search_command(
     query: str = typer.Argument(..., help="What to look for."),
     k: int = typer.Option(None, "-k", help="Number of papers (default: RAG_TOP_K)."),
-    author: str = typer.Option(None, "--author", help="Only papers with a matching author."),
-    area: str = typer.Option(None, "--area", help="Only papers whose area or subarea matches."),
-    venue: str = typer.Option(None, "--venue", help="Only papers from a matching venue."),
+    author: Author = None,
+    area: Area = None,
+    venue: Venue = None,
     mode: str = typer.Option(None, "--mode", help="hybrid (default), dense or bm25."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list."),
 ):
@@ -187,15 +199,13 @@ def answerer_for(backend: str | None):
 @app.command("ask")
 def ask_command(
     question: str = typer.Argument(..., help="Your question about the papers."),
-    backend: str = typer.Option(None, "--backend", help=f"{BACKEND_CHOICES}."),
+    backend: Backend = None,
     k: int = typer.Option(None, "-k", help="Papers retrieved (default: RAG_TOP_K)."),
-    author: str = typer.Option(None, "--author", help="Only papers with a matching author."),
-    area: str = typer.Option(None, "--area", help="Only papers whose area or subarea matches."),
-    venue: str = typer.Option(None, "--venue", help="Only papers from a matching venue."),
-    fmt: str = typer.Option(
-        "text", "--format", help="text (streamed), markdown, bibtex (the cited papers) or json."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (--format json)."),
+    author: Author = None,
+    area: Area = None,
+    venue: Venue = None,
+    fmt: AnswerFormat = "text",
+    as_json: AnswerJson = False,
 ):
     """Answer a question with citations to the papers, checked before they are shown."""
     from rag.retrieve import Filters
@@ -208,12 +218,10 @@ def ask_command(
 @app.command("summarize")
 def summarize_command(
     target: str = typer.Argument(..., help="A paper title, or a topic."),
-    backend: str = typer.Option(None, "--backend", help=f"{BACKEND_CHOICES}."),
+    backend: Backend = None,
     k: int = typer.Option(None, "-k", help="Papers for a topic overview."),
-    fmt: str = typer.Option(
-        "text", "--format", help="text (streamed), markdown, bibtex (the cited papers) or json."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (--format json)."),
+    fmt: AnswerFormat = "text",
+    as_json: AnswerJson = False,
 ):
     """A cited summary of one paper (give its title) or an overview of a topic."""
     fmt = output_format(fmt, as_json)
@@ -222,7 +230,7 @@ def summarize_command(
 
 @app.command("chat")
 def chat_command(
-    backend: str = typer.Option(None, "--backend", help=f"{BACKEND_CHOICES}."),
+    backend: Backend = None,
 ):
     """A conversation in the terminal; follow-ups may refer to earlier answers. Ctrl-C stops an
     answer; Ctrl-D (or Ctrl-C at the prompt) ends the chat."""
