@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from rag.models import Source
+from rag.models import AnswerSentence, Source
 from rag.sentences import metadata_sentence, split_sentences, stems
 from rag.text import defang
 
@@ -37,26 +37,35 @@ def is_list_question(question: str) -> bool:
     return bool(LIST_QUESTION.search(question))
 
 
-def relevant_papers(sources: list[Source], question: str, embedder) -> list[tuple[Source, str]]:
-    """The relevant sources, best first, each with its sentence closest to the question. When
-    the question names papers (an author, a label, a method: relevance 1), exactly those."""
+def closest_sentences(sources: list[Source], question: str, embedder) -> list[tuple[float, str]]:
+    """Each source's abstract sentence closest to the question, with its cosine ((-1, "") for a
+    source without text)."""
     per_source = [split_sentences(s.paper.abstract or s.passage) for s in sources]
     flat = [sentence for sentences in per_source for sentence in sentences]
     if not flat:
-        return []
+        return [(-1.0, "")] * len(sources)
     vectors = np.asarray(embedder.embed([question, *flat]))
-    similarity, wanted = vectors[1:] @ vectors[0], stems(question)
-    scored, offset = [], 0
-    for source, sentences in zip(sources, per_source):
+    similarity, offset, closest = vectors[1:] @ vectors[0], 0, []
+    for sentences in per_source:
         own = similarity[offset : offset + len(sentences)]
         offset += len(sentences)
-        if not sentences:
+        best = int(np.argmax(own)) if sentences else -1
+        closest.append((float(own[best]), sentences[best]) if sentences else (-1.0, ""))
+    return closest
+
+
+def relevant_papers(sources: list[Source], question: str, embedder) -> list[tuple[Source, str]]:
+    """The relevant sources, best first, each with its sentence closest to the question. When
+    the question names papers (an author, a label, a method: relevance 1), exactly those."""
+    wanted, scored = stems(question), []
+    for source, (cosine, sentence) in zip(sources, closest_sentences(sources, question, embedder)):
+        if not sentence:
             continue
-        best = int(np.argmax(own))
         text = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
         coverage = len(wanted & text) / len(wanted) if wanted else 0.0
-        score = float(own[best]) + COVERAGE_WEIGHT * coverage
-        scored.append((score, float(own[best]), coverage > 0, source, sentences[best]))
+        scored.append((cosine + COVERAGE_WEIGHT * coverage, cosine, coverage > 0, source, sentence))
+    if not scored:
+        return []
     if any(source.relevance >= 1.0 for *_, source, _ in scored):  # "papers by <author>"
         return [(source, sentence) for *_, source, sentence in scored if source.relevance >= 1.0]
     top = max(score for score, *_ in scored)
@@ -69,9 +78,47 @@ def relevant_papers(sources: list[Source], question: str, embedder) -> list[tupl
     return [(source, sentence) for _, source, sentence in kept]
 
 
+# What a sentence that only names a paper says around its title: "It is titled X", "Title: X".
+NAMING = {"yes", "titl", "call", "name", "entitl", "answer", "question", "relev", "sourc"}
+
+
+def names_only(sentence: AnswerSentence, sources: list[Source]) -> bool:
+    """Whether the sentence only says which cited papers answer ("It is titled "X" [1].",
+    "[1] Title: X"): it names them and claims nothing a support check could verify."""
+    text, named = sentence.text, False
+    for number in sentence.citations:
+        pattern = re.escape(sources[number - 1].paper.title).replace(r"\ ", r"\s+")
+        text, hits = re.subn(pattern, " ", text, flags=re.IGNORECASE)
+        named = named or bool(hits)
+    return named and not stems(text) - NAMING
+
+
+def expand_names(
+    sentences: list[AnswerSentence], sources: list[Source], question: str, embedder
+) -> list[AnswerSentence]:
+    """Each sentence that only names papers becomes one line per paper it cites, as in a list
+    answer: the title, then the paper's abstract sentence closest to the question."""
+    if not any(names_only(s, sources) for s in sentences):
+        return sentences
+    closest = closest_sentences(sources, question, embedder)
+    expanded = []
+    for sentence in sentences:
+        if not names_only(sentence, sources):
+            expanded.append(sentence)
+            continue
+        for number in sentence.citations:
+            line = list_line(sources[number - 1], closest[number - 1][1])
+            expanded.append(AnswerSentence(text=line, citations=[number]))
+    return expanded
+
+
+def list_line(source: Source, sentence: str) -> str:
+    return f"{source.paper.title}: {defang(sentence).rstrip('.')}."
+
+
 def list_answer(picks: list[tuple[Source, str]]) -> str:
     """One line per paper: its title, its sentence, its citation (numbered in list order)."""
     return "\n".join(
-        f"{source.paper.title}: {defang(sentence).rstrip('.')} [{number}]."
+        f"{list_line(source, sentence)[:-1]} [{number}]."
         for number, (source, sentence) in enumerate(picks, start=1)
     )

@@ -9,7 +9,7 @@ from rag.answer import citations as cite
 from rag.answer.context import focus, select
 from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
-from rag.answer.listing import is_list_question, list_answer, relevant_papers
+from rag.answer.listing import expand_names, is_list_question, list_answer, relevant_papers
 from rag.answer.prompts import answer_messages, is_cannot_answer, summary_messages
 from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
@@ -222,9 +222,9 @@ class Answerer:
             return self._abstain(
                 fields | {"suggestions": sources[:SUGGESTIONS], "dropped_citations": dropped}, None
             )
-        evidence = self.support.check(
-            sentences, sources, fields.get("standalone_question") or fields["question"]
-        )
+        question = fields.get("standalone_question") or fields["question"]
+        sentences = expand_names(sentences, sources, question, self.embedder)
+        evidence = self.support.check(sentences, sources, question)
         if not any(s.supported for s in sentences):
             withheld = (
                 "The draft answer was withheld: none of its sentences is supported by "
