@@ -72,6 +72,11 @@ def title_name(title: str) -> str | None:
     return None
 
 
+def title_pattern(title: str) -> str:
+    """A regex matching the title as written, with any whitespace between its words."""
+    return re.escape(title).replace(r"\ ", r"\s+")
+
+
 def name_tokens(text: str) -> set[str]:
     """Words written like names of methods, models or datasets: 'AnaCP', 'DeltaZero', 'RFT-Inf',
     'SIGMA', 'ResNet-18' (a part with two capitals or more; a bare acronym needs four letters).

@@ -34,3 +34,72 @@ def test_a_draft_that_only_names_the_paper_gets_the_papers_own_sentence(ask, rep
 def test_a_sentence_with_a_claim_of_its_own_is_checked_as_written(ask):
     answer = ask(f"{BISECLE} predicts protein structures from amino-acid sequences [1].")
     assert answer.abstained or not answer.sentences[0].supported
+
+
+class Misattributing(FakeBackend):
+    """Writes a claim of Bisecle's abstract and cites another paper for it."""
+
+    def __init__(self, opening: str):
+        super().__init__()
+        self.opening = opening
+
+    def stream(self, prompt):
+        number = {s.paper.title.split(":")[0]: n for n, s in enumerate(prompt.sources, 1)}
+        bisecle = next(s.paper for s in prompt.sources if s.paper.title.startswith("Bisecle"))
+        claim = next(x for x in bisecle.abstract.split(". ") if "hippocamp" in x.lower())
+        yield f"{self.opening}{claim} [{number['SPICED']}]."
+
+
+@pytest.mark.parametrize("opening", ["", "SPICED: ", "In SPICED, "])
+def test_a_claim_cited_to_the_wrong_paper_is_given_to_the_paper_that_makes_it(
+    seed_index, retriever, opening
+):
+    question = "How do continual learning methods inspired by the brain avoid forgetting?"
+    answerer = Answerer(seed_index, retriever=retriever, backend=Misattributing(opening))
+    answer = list(answerer.ask(question))[-1]
+    assert [c.title for c in answer.citations] == [BISECLE] and answer.sentences[0].supported
+    assert "SPICED" not in answer.text and answer.text.startswith(
+        opening.replace("SPICED", "Bisecle")
+    )
+
+
+def test_a_claim_naming_two_papers_cited_to_the_wrong_one_is_flagged(seed_index, retriever):
+    question = "How do continual learning methods inspired by the brain avoid forgetting?"
+    backend = Misattributing("Unlike Bisecle, SPICED says: ")
+    answer = list(Answerer(seed_index, retriever=retriever, backend=backend).ask(question))[-1]
+    assert answer.abstained or answer.sentences[0].supported is False
+
+
+FIRE = "FIRE: Frobenius-Isometry Reinitialization for Balancing the Stability-Plasticity Tradeoff"
+
+
+def test_naming_the_best_paper_in_the_questions_words_identifies_it(ask):
+    question = (
+        "Which paper reinitializes network weights with an isometry to balance stability and "
+        "plasticity in continual learning?"
+    )
+    answer = ask(f"{FIRE} reinitializes network weights with an isometry [1].", question)
+    assert [c.title for c in answer.citations] == [FIRE] and answer.sentences[0].supported
+    assert (
+        answer.sentences[0].text.removeprefix(f"{FIRE}: ")[:-1] in answer.sources[0].paper.abstract
+    )
+
+
+def test_a_restated_question_is_an_answer_only_to_which_paper_about_the_best_paper(retriever):
+    from rag.answer.listing import identifies
+    from rag.models import AnswerSentence
+
+    question = (
+        "Which paper reinitializes network weights with an isometry to balance stability and "
+        "plasticity in continual learning?"
+    )
+    sources = retriever.search(question, 5)
+    assert sources[0].paper.title == FIRE
+    weaker = next(n for n, s in enumerate(sources, 1) if s.relevance < sources[0].relevance - 0.1)
+
+    def restating(number: int, question_: str = question) -> bool:
+        claim = f"{sources[number - 1].paper.title} balances stability and plasticity."
+        return identifies(AnswerSentence(text=claim, citations=[number]), sources, question_)
+
+    assert restating(1) and not restating(weaker)
+    assert not restating(1, "How does FIRE balance stability and plasticity?")

@@ -7,8 +7,9 @@ import re
 
 import numpy as np
 
+from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE
 from rag.models import AnswerSentence, Source
-from rag.sentences import metadata_sentence, split_sentences, stems
+from rag.sentences import metadata_sentence, split_sentences, stems, title_pattern
 from rag.text import defang
 
 # Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
@@ -80,30 +81,46 @@ def relevant_papers(sources: list[Source], question: str, embedder) -> list[tupl
 
 # What a sentence that only names a paper says around its title: "It is titled X", "Title: X".
 NAMING = {"yes", "titl", "call", "name", "entitl", "answer", "question", "relev", "sourc"}
+# "Which paper shows X?" / "Is there a work on X?": the answer is a paper.
+ASKS_FOR_A_PAPER = re.compile(
+    r"\b(which|what|is there|are there|any)\b[^?]{0,40}?\b(papers?|works?|ones?|articles?)\b",
+    re.IGNORECASE,
+)
 
 
-def names_only(sentence: AnswerSentence, sources: list[Source]) -> bool:
-    """Whether the sentence only says which cited papers answer ("It is titled "X" [1].",
-    "[1] Title: X"): it names them and claims nothing a support check could verify."""
-    text, named = sentence.text, False
+def identifies(sentence: AnswerSentence, sources: list[Source], question: str) -> bool:
+    """Whether the sentence only says which cited papers answer: it names them and claims
+    nothing a support check could verify ("It is titled "X" [1].", "[1] Title: X"), or, to a
+    question asking for a paper, restates the question about the paper the question matches
+    best ("X shows <the question's words> [1]."). A restatement naming a less relevant paper
+    is left to the support check (it is the typical small-model error)."""
+    text, named = sentence.text, []
     for number in sentence.citations:
-        pattern = re.escape(sources[number - 1].paper.title).replace(r"\ ", r"\s+")
-        text, hits = re.subn(pattern, " ", text, flags=re.IGNORECASE)
-        named = named or bool(hits)
-    return named and not stems(text) - NAMING
+        title = title_pattern(sources[number - 1].paper.title)
+        text, hits = re.subn(title, " ", text, flags=re.IGNORECASE)
+        named += [sources[number - 1]] * bool(hits)
+    claimed = stems(text) - NAMING
+    if not named or not claimed:
+        return bool(named)
+    best = max(source.relevance for source in sources)
+    return (
+        bool(ASKS_FOR_A_PAPER.search(question))
+        and claimed <= stems(question)
+        and all(s.relevance >= max(PARAPHRASE_RELEVANCE, best - ADD_MARGIN) for s in named)
+    )
 
 
 def expand_names(
     sentences: list[AnswerSentence], sources: list[Source], question: str, embedder
 ) -> list[AnswerSentence]:
-    """Each sentence that only names papers becomes one line per paper it cites, as in a list
-    answer: the title, then the paper's abstract sentence closest to the question."""
-    if not any(names_only(s, sources) for s in sentences):
+    """Each sentence that only identifies papers becomes one line per paper it cites, as in a
+    list answer: the title, then the paper's abstract sentence closest to the question."""
+    if not any(identifies(s, sources, question) for s in sentences):
         return sentences
     closest = closest_sentences(sources, question, embedder)
     expanded = []
     for sentence in sentences:
-        if not names_only(sentence, sources):
+        if not identifies(sentence, sources, question):
             expanded.append(sentence)
             continue
         for number in sentence.citations:

@@ -10,7 +10,14 @@ import numpy as np
 
 from rag.models import AnswerSentence, Citation, Source, normalize_text
 from rag.retrieve.metadata import words_key
-from rag.sentences import GENERIC, metadata_sentence, split_sentences, stems, title_name
+from rag.sentences import (
+    GENERIC,
+    metadata_sentence,
+    split_sentences,
+    stems,
+    title_name,
+    title_pattern,
+)
 
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
@@ -93,10 +100,11 @@ class SupportChecker:
             if not any(per_source[n - 1] >= self.threshold for n in sentence.citations):
                 self._maybe_cite(sentence, per_source)
             elif (better := self._better_source(sentence, per_source)) is not None:
-                if names_cited_paper(sentence, sources):  # "A does X" where X is B's: flag it
+                text = renamed(sentence, sources, better)  # "A does X" where X is B's
+                if text is None:
                     misattributed = True
                 else:
-                    sentence.citations = [better]
+                    sentence.text, sentence.citations = text, [better]
             if sentence.citations:
                 sentence.support = round(max(per_source[n - 1] for n in sentence.citations), 3)
                 sentence.supported = (
@@ -193,17 +201,32 @@ def without_titles(sentence: str, titles: list[str]) -> str:
     return sentence
 
 
-def names_cited_paper(sentence: AnswerSentence, sources: list[Source]) -> bool:
-    """Whether the sentence names a paper it cites, by title or by the method name in it."""
-    text = normalize_text(sentence.text)
-    for number in sentence.citations:
-        title = sources[number - 1].paper.title
-        name = title_name(title)
-        if normalize_text(title) in text or (
-            name and re.search(rf"\b{re.escape(name)}\b", sentence.text)
-        ):
-            return True
-    return False
+def renamed(sentence: AnswerSentence, sources: list[Source], better: int) -> str | None:
+    """The sentence re-attributed to source `better`, which says what it claims: the cited
+    paper it names (by title or method name) is renamed to that paper. None when that is not
+    clear: it names several cited papers, names the better one as well, or words a title in a
+    way that cannot be replaced exactly."""
+    named = [n for n in sentence.citations if names_paper(sentence.text, sources[n - 1].paper)]
+    if not named:
+        return sentence.text
+    target = sources[better - 1].paper.title
+    if len(named) > 1 or names_paper(sentence.text, sources[better - 1].paper):
+        return None
+    title = sources[named[0] - 1].paper.title
+    whole = title_pattern(title)
+    text, count = re.subn(whole, lambda _: target, sentence.text, count=1, flags=re.IGNORECASE)
+    if not count and (name := title_name(title)):
+        new_name = title_name(target) or target
+        text, count = re.subn(rf"\b{re.escape(name)}\b", lambda _: new_name, text, count=1)
+    return text if count else None
+
+
+def names_paper(text: str, paper) -> bool:
+    """Whether the text names the paper, by title or by the method name in it."""
+    name = title_name(paper.title)
+    return normalize_text(paper.title) in normalize_text(text) or bool(
+        name and re.search(rf"\b{re.escape(name)}\b", text)
+    )
 
 
 def _text(source: Source) -> str:
