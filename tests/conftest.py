@@ -1,6 +1,8 @@
-"""Every test gets its own data directory and reads the seeds from the repository."""
+"""Every test gets its own data directory and reads the seeds from the repository; the
+caller's RAG_* variables never reach a test."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,12 +14,28 @@ from rag.llm.runner import free_port  # noqa: F401 - tests import it from here
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
 TITLES = SEEDS / "titles.jsonl"
-BUNDLED_MODEL = QWEN_CODER_1_5B.path(Settings(_env_file=None).model_store)  # scripts/setup.sh
+# Where scripts/setup.sh puts the model, whatever RAG_MODELS_DIR the caller exported.
+BUNDLED_MODEL = QWEN_CODER_1_5B.path(Settings(_env_file=None, models_dir=None).model_store)
+
+
+def clear_rag_variables(monkeypatch) -> None:
+    for name in [name for name in os.environ if name.startswith("RAG_")]:
+        monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_caller_settings():
+    """Session fixtures (the seed index) are built without the caller's RAG_* variables."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        clear_rag_variables(monkeypatch)
+        yield
 
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
-    """Data under tmp_path, no stray .env, corpus paths pointing at the repository seeds."""
+    """Data under tmp_path, no stray .env, corpus paths pointing at the repository seeds, and
+    no RAG_* variable the test did not set itself (subprocesses inherit this environment)."""
+    clear_rag_variables(monkeypatch)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RAG_CORPUS_PATHS", json.dumps([str(SEEDS)]))
