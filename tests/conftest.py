@@ -1,8 +1,13 @@
 """Every test gets its own data directory and reads the seeds from the repository; the
-caller's RAG_* variables never reach a test."""
+caller's RAG_* variables never reach a test. Constants and helpers shared by test modules."""
 
 import json
 import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +21,13 @@ SEEDS = REPO / "seeds"
 TITLES = SEEDS / "titles.jsonl"
 # Where scripts/setup.sh puts the model, whatever RAG_MODELS_DIR the caller exported.
 BUNDLED_MODEL = QWEN_CODER_1_5B.path(Settings(_env_file=None, models_dir=None).model_store)
+
+PRICING = (
+    "A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
+    "Model with Discrete Price Data"
+)
+PRICING_QUESTION = "How does BayesCoxCP price products?"  # answered by PRICING
+FORGETTING_QUESTION = "What is catastrophic forgetting in continual learning?"
 
 
 def clear_rag_variables(monkeypatch) -> None:
@@ -91,6 +103,54 @@ def retriever(seed_index, real_embedder):
     from rag.retrieve import Retriever
 
     return Retriever(seed_index, embedder=real_embedder)
+
+
+@pytest.fixture(scope="session")
+def fake_index(tmp_path_factory) -> Settings:
+    """The seeds indexed with the fake embedder and no relevance gate, for tests where faults
+    are the point, not ranking: every answer then takes milliseconds. Tests must not modify it."""
+    from rag.index import run_ingest
+
+    settings = Settings(
+        embedding_model="fake",
+        data_dir=tmp_path_factory.mktemp("fake-index"),
+        corpus_paths=[SEEDS],
+        titles_path=TITLES,
+        min_relevance=0.0,
+    )
+    run_ingest(settings, show_progress=False)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def fake_retriever(fake_index):
+    from rag.retrieve import Retriever
+
+    return Retriever(fake_index)
+
+
+def start_chroma(path: Path, port: int) -> subprocess.Popen:
+    """A `chroma run` server on the port, once it accepts connections."""
+    chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+    process = subprocess.Popen(
+        [chroma, "run", "--path", str(path), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    pytest.fail("chroma server did not start within 60 s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait(timeout=30)
 
 
 # Debian's chromium, driven by Playwright. Without the background-networking flags Chromium

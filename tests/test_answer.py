@@ -12,13 +12,8 @@ from rag.errors import RagError
 from rag.llm import BackendError
 from rag.llm.fake import FakeBackend
 from rag.models import Answer, Message
+from tests.conftest import PRICING, PRICING_QUESTION
 from ui.app import EXAMPLES
-
-PRICING = (
-    "A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
-    "Model with Discrete Price Data"
-)
-PRICING_QUESTION = "How does BayesCoxCP price products?"
 
 
 def run(answerer: Answerer, question: str, **kwargs) -> tuple[str, Answer]:

@@ -6,7 +6,7 @@ from pydantic import SecretStr
 from rag.errors import ConfigError
 from rag.llm import BackendError, Prompt, load_backend
 from rag.models import Message
-from tests.conftest import BUNDLED_MODEL
+from tests.conftest import BUNDLED_MODEL, PRICING_QUESTION
 from tests.fake_servers import ollama_handler, openai_handler, serve
 
 REPLY = "Sources agree on this [1]."
@@ -15,12 +15,11 @@ REPLY = "Sources agree on this [1]."
 def prompt_for(retriever) -> Prompt:
     from rag.answer.prompts import answer_messages
 
-    question = "How does BayesCoxCP price products?"
-    sources = retriever.search(question, k=2)
+    sources = retriever.search(PRICING_QUESTION, k=2)
     return Prompt(
-        messages=answer_messages(question, sources),
+        messages=answer_messages(PRICING_QUESTION, sources),
         sources=sources,
-        question=question,
+        question=PRICING_QUESTION,
         max_tokens=60,
     )
 

@@ -13,8 +13,7 @@ import pytest
 
 from rag.answer.pipeline import Answerer
 from rag.llm.fake import FakeBackend
-from tests.conftest import ANSWERED, BUNDLED_MODEL, free_port
-from tests.test_answer import PRICING, PRICING_QUESTION
+from tests.conftest import ANSWERED, BUNDLED_MODEL, PRICING, PRICING_QUESTION, free_port
 from ui.app import Chat, launch
 
 pytestmark = pytest.mark.slow

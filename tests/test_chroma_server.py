@@ -1,42 +1,14 @@
 """The same ingest and listing against a real `chroma run` server process."""
 
-import shutil
 import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from rag.config import Settings
 from rag.errors import StoreError
 from rag.index import open_store, run_ingest
-from tests.conftest import free_port
-
-
-def start_chroma(path: Path, port: int) -> subprocess.Popen:
-    """A `chroma run` server on the port, once it accepts connections."""
-    chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
-    process = subprocess.Popen(
-        [chroma, "run", "--path", str(path), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    pytest.fail("chroma server did not start within 60 s")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    process.wait(timeout=30)
+from tests.conftest import free_port, start_chroma, stop
 
 
 @pytest.fixture

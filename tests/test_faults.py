@@ -14,7 +14,7 @@ from rag.errors import ConfigError, StoreError
 from rag.llm import BackendError, Prompt, availability, load_backend
 from rag.models import Message
 from rag.llm.bundled import QWEN_CODER_1_5B
-from tests.conftest import SEEDS, TITLES, free_port
+from tests.conftest import FORGETTING_QUESTION, free_port, start_chroma, stop
 from tests.fake_servers import (
     cut_off_handler,
     endless_handler,
@@ -24,45 +24,15 @@ from tests.fake_servers import (
     raw_handler,
     serve,
 )
-from tests.test_chroma_server import start_chroma, stop
 
-QUESTION = "What is catastrophic forgetting in continual learning?"
 TIMEOUT_S = 2
 WORST_CASE_S = 20  # two attempts of TIMEOUT_S plus backoff, with plenty of room on a busy CPU
 
 
-def index_with_fake_embedder(data_dir: Path) -> Settings:
-    """The seeds indexed with the fake embedder and no relevance gate: faults are the point
-    here, not ranking, and every answer then takes milliseconds."""
-    from rag.index import run_ingest
-
-    settings = Settings(
-        embedding_model="fake",
-        data_dir=data_dir,
-        corpus_paths=[SEEDS],
-        titles_path=TITLES,
-        min_relevance=0.0,
-    )
-    run_ingest(settings, show_progress=False)
-    return settings
-
-
-@pytest.fixture(scope="module")
-def fake_index(tmp_path_factory) -> Settings:
-    return index_with_fake_embedder(tmp_path_factory.mktemp("fake-index"))
-
-
-@pytest.fixture(scope="module")
-def fake_retriever(fake_index):
-    from rag.retrieve import Retriever
-
-    return Retriever(fake_index)
-
-
 def ask(settings: Settings, retriever) -> tuple[str, object, float]:
-    """(streamed text, the final Answer, seconds taken) for QUESTION."""
+    """(streamed text, the final Answer, seconds taken) for FORGETTING_QUESTION."""
     started = time.monotonic()
-    events = list(Answerer(settings, retriever=retriever).ask(QUESTION))
+    events = list(Answerer(settings, retriever=retriever).ask(FORGETTING_QUESTION))
     streamed = "".join(e for e in events if isinstance(e, str))
     return streamed, events[-1], time.monotonic() - started
 
@@ -261,7 +231,7 @@ def test_chroma_server_lost_mid_session_is_a_clear_error_and_a_restart_recovers(
         with pytest.raises(StoreError, match=f"Chroma server at 127.0.0.1:{port}.*chroma run"):
             retriever.search("dynamic pricing", k=3)
         with pytest.raises(StoreError, match=f"127.0.0.1:{port}"):
-            list(Answerer(settings, retriever=retriever).ask(QUESTION))
+            list(Answerer(settings, retriever=retriever).ask(FORGETTING_QUESTION))
         server = start_chroma(tmp_path / "server", port)
         assert retriever.search("dynamic pricing", k=3)  # the same session carries on
     finally:

@@ -10,8 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from rag.answer.pipeline import Answerer
-from tests.conftest import BUNDLED_MODEL, free_port
-from tests.test_answer import PRICING, PRICING_QUESTION
+from tests.conftest import BUNDLED_MODEL, PRICING, PRICING_QUESTION, free_port
 
 pytestmark = pytest.mark.slow
 

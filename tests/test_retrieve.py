@@ -8,11 +8,8 @@ from rag.index.bm25 import BM25Index
 from rag.models import Paper
 from rag.retrieve import Filters, best_per_paper, reciprocal_rank_fusion
 from rag.retrieve.metadata import MetadataIndex
+from tests.conftest import PRICING, PRICING_QUESTION
 
-PRICING = (
-    "A Bayesian Approach to Contextual Dynamic Pricing using the Proportional Hazards "
-    "Model with Discrete Price Data"
-)
 SEPARABLE = (
     "Separable Neural Networks: Approximation Theory, NTK Regime, and Preconditioned "
     "Gradient Descent"
@@ -62,7 +59,7 @@ def test_authors_and_asked_for_labels_are_found_in_questions():
 
 def test_exact_method_name_ranks_its_paper_first(retriever):
     for mode in ("hybrid", "bm25"):
-        found = retriever.search("How does BayesCoxCP price products?", k=5, mode=mode)
+        found = retriever.search(PRICING_QUESTION, k=5, mode=mode)
         assert titles(found)[0] == PRICING, mode
 
 
@@ -131,7 +128,7 @@ def test_named_author_is_relevant_and_ranked_first(retriever):
 
 
 def test_off_topic_question_has_low_relevance(retriever):
-    on_topic = retriever.search("How does BayesCoxCP price products?", k=1)[0]
+    on_topic = retriever.search(PRICING_QUESTION, k=1)[0]
     off_topic = retriever.search("What is a good recipe for sourdough bread?", k=1)[0]
     assert off_topic.relevance < on_topic.relevance - 0.2
 
@@ -145,7 +142,7 @@ def test_bm25_index_matches_chroma(seed_index):
 
 def test_search_cli_json(seed_index, monkeypatch):
     monkeypatch.setenv("RAG_DATA_DIR", str(seed_index.data_dir))
-    result = CliRunner().invoke(app, ["search", "How does BayesCoxCP price products?", "--json"])
+    result = CliRunner().invoke(app, ["search", PRICING_QUESTION, "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert rows[0]["title"] == PRICING

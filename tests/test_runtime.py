@@ -14,8 +14,7 @@ import pytest
 from rag.answer.pipeline import Answerer
 from rag.llm.base import BackendError
 from rag.llm.runner import ModelProcess
-from tests.conftest import REPO, free_port
-from tests.test_answer import PRICING, PRICING_QUESTION
+from tests.conftest import PRICING, PRICING_QUESTION, REPO, free_port
 
 FAKE_SERVER = [sys.executable, str(REPO / "tests" / "fake_model_server.py")]
 

@@ -14,9 +14,8 @@ from rag.config import get_settings
 from rag.errors import ConfigError
 from rag.llm import BackendError, Prompt, availability, load_backend
 from rag.models import Message
-from tests.conftest import REPO
+from tests.conftest import FORGETTING_QUESTION, REPO
 from tests.fake_servers import echo_auth_handler, openai_handler, serve
-from tests.test_faults import QUESTION, index_with_fake_embedder
 
 KEY = "sk-test-DO-NOT-LEAK-1234"
 LOGGERS = ("", "openai", "httpx", "httpcore", "llama_index", "rag")
@@ -25,11 +24,6 @@ REJECTING_SERVERS = {
     "500 quoting the key": lambda: echo_auth_handler(500),
     "plain 401": lambda: openai_handler("x", status=401),
 }
-
-
-@pytest.fixture(scope="module")
-def fake_index(tmp_path_factory):
-    return index_with_fake_embedder(tmp_path_factory.mktemp("fake-index"))
 
 
 @pytest.fixture(params=list(REJECTING_SERVERS))
@@ -66,7 +60,7 @@ def test_rejected_key_appears_in_no_error_answer_or_log(rejecting_server, debug_
             Prompt(messages=[Message(role="user", content="hi")])
         )
     assert rejecting_server in str(raised.value) and KEY not in str(raised.value)
-    events = list(Answerer(settings).ask(QUESTION))
+    events = list(Answerer(settings).ask(FORGETTING_QUESTION))
     answer = events[-1]
     assert answer.backend == "extractive" and answer.notices  # the failure is still shown
     shown = [*events[:-1], answer.text, *answer.notices, answer.model_dump_json()]
@@ -83,7 +77,7 @@ def test_credentials_in_the_server_url_are_never_shown(debug_logs, fake_index):
             load_backend("openai", settings).complete(
                 Prompt(messages=[Message(role="user", content="hi")])
             )
-        answer = list(Answerer(settings).ask(QUESTION))[-1]
+        answer = list(Answerer(settings).ask(FORGETTING_QUESTION))[-1]
     shown = [str(raised.value), answer.model_dump_json(), debug_logs.text]
     assert "://[redacted]@" in str(raised.value)
     assert not [text for text in shown if "hunter2-pw" in text]
@@ -105,7 +99,7 @@ def test_rag_ask_output_never_shows_the_key(rejecting_server, fake_index, monkey
     monkeypatch.setenv("RAG_OPENAI_BASE_URL", rejecting_server)
     monkeypatch.setenv("RAG_OPENAI_MODEL", "m")
     monkeypatch.setenv("RAG_OPENAI_API_KEY", KEY)
-    result = CliRunner().invoke(app, ["ask", QUESTION, "--backend", "openai"])
+    result = CliRunner().invoke(app, ["ask", FORGETTING_QUESTION, "--backend", "openai"])
     assert result.exit_code == 0, result.output
     assert "openai backend failed" in result.output  # the failure is visible ...
     assert KEY not in result.output and KEY not in result.stderr  # ... the key is not

@@ -12,8 +12,7 @@ from rag.export import escape
 from rag.llm import BackendError
 from rag.llm.fake import FakeBackend
 from rag.models import Answer
-from tests.conftest import free_port
-from tests.test_answer import PRICING, PRICING_QUESTION
+from tests.conftest import PRICING, PRICING_QUESTION, free_port
 from ui import render
 from ui.app import Chat, auth_for, launch
 
