@@ -1,6 +1,6 @@
-"""Crash safety: a real `rag ingest` process killed with SIGKILL at random moments (no chance
-to clean up) must leave an index that the next run turns into exactly the corpus, with the
-BM25 index and catalog agreeing with Chroma."""
+"""Crash safety: a real `rag ingest` process killed with SIGKILL (no chance to clean up) while
+it writes papers, and while it builds the BM25 index, must leave an index that the next run
+turns into exactly the corpus, with the BM25 index and catalog agreeing with Chroma."""
 
 import json
 import os
@@ -8,8 +8,7 @@ import random
 import signal
 import subprocess
 import sys
-import time
-from functools import partial
+import threading
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from tests.conftest import REPO, write_jsonl
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
 
 N_PAPERS = 2000
-KILLS = 3
+KILLED_AT_WRITE = (3, 2, 4)  # the n-th store write of each run
 SEED = 20261203
 RUN_TIMEOUT_S = 120
 SYLLABLES = [consonant + vowel for consonant in "bdfgklmnprstvz" for vowel in "aeiou"]
@@ -52,8 +51,27 @@ def unique_word(number: int) -> str:
     return f"uniqtok{number:05d}"
 
 
+# `rag ingest` announcing on stdout each store write, and the saving of the BM25 index into its
+# staging folder, as it starts them: the test kills it at a moment it has seen it reach.
+ANNOUNCING_INGEST = """
+import bm25s
+from rag.cli import main
+from rag.index.store import ChromaStore
+
+def announced(function, marker):
+    def announce_then_run(*args, **kwargs):
+        print(marker, flush=True)
+        return function(*args, **kwargs)
+    return announce_then_run
+
+ChromaStore.write = announced(ChromaStore.write, "write")
+bm25s.BM25.save = announced(bm25s.BM25.save, "bm25")
+main()
+"""
+
+
 def start_ingest(corpus: Path, settings: Settings, *flags: str) -> subprocess.Popen:
-    """`python -m rag ingest` as a separate process, with its own environment."""
+    """`rag ingest` as a separate process, with its own environment."""
     env = {
         **os.environ,
         "RAG_EMBEDDING_MODEL": "fake",
@@ -62,7 +80,7 @@ def start_ingest(corpus: Path, settings: Settings, *flags: str) -> subprocess.Po
         "PYTHONPATH": str(REPO),
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "rag", "ingest", str(corpus), *flags],
+        [sys.executable, "-c", ANNOUNCING_INGEST, "ingest", str(corpus), *flags],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -70,29 +88,23 @@ def start_ingest(corpus: Path, settings: Settings, *flags: str) -> subprocess.Po
     )
 
 
-def wait_until(condition, process: subprocess.Popen, poll_s: float = 0.005) -> bool:
-    """True once `condition()` holds, False if the process ended first."""
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        if process.poll() is not None:
-            return condition()
-        time.sleep(poll_s)
-    process.kill()
-    pytest.fail("ingest neither wrote to the store nor finished in time")
-
-
-def store_written_since(chroma_dir: Path, since: float) -> bool:
-    """Whether any file of the embedded Chroma store changed after `since` (a write landed)."""
-    for folder, _, files in os.walk(chroma_dir):
-        for name in files:
-            try:
-                if os.stat(os.path.join(folder, name)).st_mtime > since:
-                    return True
-            except FileNotFoundError:
-                continue
-    return False
+def kill_at(process: subprocess.Popen, marker: str, count: int = 1) -> bool:
+    """SIGKILL the process as it announces `marker` for the count-th time; False if it ended
+    before that (a watchdog ends a process that hangs)."""
+    watchdog = threading.Timer(RUN_TIMEOUT_S, process.kill)
+    watchdog.start()
+    try:
+        seen = 0
+        for line in process.stdout:
+            seen += line.strip() == marker
+            if seen == count:
+                process.send_signal(signal.SIGKILL)
+                return True
+        return False
+    finally:
+        watchdog.cancel()
+        process.wait(RUN_TIMEOUT_S)
+        assert process.returncode in (0, -signal.SIGKILL), f"ingest failed: {process.returncode}"
 
 
 def stored_chunks(settings: Settings) -> dict[str, tuple[str, dict]]:
@@ -115,33 +127,21 @@ def assert_whole_papers(chunks: dict[str, tuple[str, dict]]) -> set[str]:
     return set(per_paper)
 
 
-def test_ingest_killed_at_random_points_converges(tmp_path):
+def test_ingest_killed_mid_write_and_mid_bm25_build_converges(tmp_path):
     rng = random.Random(SEED)
     corpus = write_jsonl(tmp_path / "corpus.jsonl", synthetic_records(N_PAPERS, rng))
     settings = Settings(embedding_model="fake", data_dir=tmp_path / "data", titles_path=None)
 
     papers_after_kill = []
-    for _ in range(KILLS):
-        started = time.time()
-        process = start_ingest(corpus, settings)
-        written = partial(store_written_since, settings.chroma_dir, started)
-        if not wait_until(written, process):
-            break  # an earlier kill left so little work that this run finished first
-        time.sleep(rng.uniform(0.2, 2.5))
-        process.send_signal(signal.SIGKILL)  # a no-op if it already finished
-        process.wait(RUN_TIMEOUT_S)
+    for writes in KILLED_AT_WRITE:  # each run goes on from what the one before it left
+        assert kill_at(start_ingest(corpus, settings), "write", writes), f"no write {writes}"
         papers_after_kill.append(len(assert_whole_papers(stored_chunks(settings))))
-    assert any(0 < n < N_PAPERS for n in papers_after_kill), (
-        f"no kill landed while ingest was writing papers: {papers_after_kill}"
-    )
+    assert 0 < papers_after_kill[0] and papers_after_kill == sorted(set(papers_after_kill))
+    assert papers_after_kill[-1] < N_PAPERS
 
-    # One more run killed while it builds the BM25 index (when it gets that far).
-    process = start_ingest(corpus, settings)
-    staging = settings.bm25_dir.with_name(settings.bm25_dir.name + ".new")
-    if wait_until(staging.exists, process, poll_s=0.001):
-        time.sleep(rng.uniform(0.0, 0.3))  # somewhere inside the build, which takes ~1 s
-        process.send_signal(signal.SIGKILL)  # a no-op if it already finished
-    process.wait(RUN_TIMEOUT_S)
+    # One more run, killed inside the BM25 build: its half-written staging folder is left.
+    assert kill_at(start_ingest(corpus, settings), "bm25"), "the BM25 index was not rebuilt"
+    assert settings.bm25_dir.with_name(settings.bm25_dir.name + ".new").exists()
 
     final = start_ingest(corpus, settings, "--json")
     stdout, stderr = final.communicate(timeout=RUN_TIMEOUT_S)
