@@ -136,8 +136,9 @@ def test_duplicate_abstracts_are_reported_once(tmp_path):
     text = abstract("twins")
     path = write_jsonl(tmp_path / "d.jsonl", [{"abstract": text}, {"abstract": text.upper()}])
     corpus = load_corpus([path], None, 20_000)
-    assert len(corpus.papers) == 1 and "duplicate" in corpus.problems[0].message
-    assert isinstance(corpus.papers[0].source_file, str) and Path(corpus.papers[0].source_file)
+    (kept,), (problem,) = corpus.papers, corpus.problems
+    assert kept.source_file == str(path) and problem.line == 2
+    assert "duplicate" in problem.message and f"({path}:1)" in problem.message  # the one kept
 
 
 def test_folder_entries_that_are_not_files_are_skipped_and_the_rest_indexed(tmp_path):
