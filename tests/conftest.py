@@ -107,8 +107,9 @@ def retriever(seed_index, real_embedder):
 
 @pytest.fixture(scope="session")
 def fake_index(tmp_path_factory) -> Settings:
-    """The seeds indexed with the fake embedder and no relevance gate, for tests where faults
-    are the point, not ranking: every answer then takes milliseconds. Tests must not modify it."""
+    """The seeds indexed with the fake embedder and no relevance gate, for tests where ranking
+    is not the point (faults, the UI, the backends): every answer then takes milliseconds.
+    Tests must not modify it."""
     from rag.index import run_ingest
 
     settings = Settings(

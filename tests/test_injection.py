@@ -53,24 +53,29 @@ HOSTILE = [
 
 
 @pytest.fixture(scope="module")
-def hostile_index(tmp_path_factory, real_embedder) -> Settings:
+def hostile_index(tmp_path_factory) -> Settings:
+    """The hostile papers, indexed with the fake embedder: the defences do not rank."""
     from rag.index import run_ingest
 
     folder = tmp_path_factory.mktemp("hostile")
     corpus = write_jsonl(folder / "hostile.jsonl", HOSTILE)
     settings = Settings(
-        data_dir=folder / "data", corpus_paths=[corpus], titles_path=None, llm_backend="extractive"
+        embedding_model="fake",
+        data_dir=folder / "data",
+        corpus_paths=[corpus],
+        titles_path=None,
+        llm_backend="extractive",
     )
-    report = run_ingest(settings, show_progress=False, embedder=real_embedder)
+    report = run_ingest(settings, show_progress=False)
     assert report.added == len(HOSTILE) and report.errors == 0
     return settings
 
 
 @pytest.fixture(scope="module")
-def hostile_retriever(hostile_index, real_embedder):
+def hostile_retriever(hostile_index):
     from rag.retrieve import Retriever
 
-    return Retriever(hostile_index, embedder=real_embedder)
+    return Retriever(hostile_index)
 
 
 def ask(settings, retriever, question: str, backend=None):

@@ -1,4 +1,5 @@
-"""The chat UI: handlers with the fake backend, the API through gradio_client, safe rendering."""
+"""The chat UI: handlers with the fake backend (over the seeds indexed with the fake embedder
+where ranking is not the point), the API through gradio_client, safe rendering."""
 
 import html
 
@@ -19,11 +20,9 @@ from ui.app import Chat, auth_for, launch
 BACKENDS = {"fake": None, "extractive": None, "local": "the model file is missing"}
 
 
-def chat_with(seed_index, retriever, reply: str | None = None, backend=None) -> Chat:
-    answerer = Answerer(
-        seed_index, retriever=retriever, backend=backend or FakeBackend(reply=reply)
-    )
-    return Chat(seed_index, retriever=retriever, backends=BACKENDS, answerers={"fake": answerer})
+def chat_with(index, retriever, reply: str | None = None, backend=None) -> Chat:
+    answerer = Answerer(index, retriever=retriever, backend=backend or FakeBackend(reply=reply))
+    return Chat(index, retriever=retriever, backends=BACKENDS, answerers={"fake": answerer})
 
 
 def last(events):
@@ -44,8 +43,8 @@ def ask(chat, question, messages=(), turns=(), backend="fake", k=5, *filters):
     return events[-1]
 
 
-def test_a_turn_streams_a_draft_then_the_checked_answer_and_its_sources(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_a_turn_streams_a_draft_then_the_checked_answer_and_its_sources(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
     posted, pending, box = chat.post(PRICING_QUESTION, [])
     assert [m["role"] for m in posted] == ["user"] and box == ""  # shown at once, even queued
     events = list(chat.respond(pending, posted, [], "fake", 5))
@@ -65,9 +64,9 @@ def test_a_turn_streams_a_draft_then_the_checked_answer_and_its_sources(seed_ind
     assert whole.startswith("# Conversation") and f"## 1. {escape(PRICING_QUESTION)}" in whole
 
 
-def test_follow_up_sees_the_earlier_turn(seed_index, retriever):
+def test_follow_up_sees_the_earlier_turn(fake_index, fake_retriever):
     backend = FakeBackend()
-    chat = chat_with(seed_index, retriever, backend=backend)
+    chat = chat_with(fake_index, fake_retriever, backend=backend)
     messages, turns = ask(chat, PRICING_QUESTION)
     messages, turns = ask(chat, "What data does it use?", messages, turns)
     assert len(messages) == 4 and len(turns) == 2
@@ -81,19 +80,19 @@ def test_abstention_shows_the_closest_papers_and_says_so(seed_index, retriever):
     assert "does not answer" in chat.panel(turns)[1]
 
 
-def test_unsupported_sentences_are_marked_in_the_answer(seed_index, retriever):
+def test_unsupported_sentences_are_marked_in_the_answer(fake_index, fake_retriever):
     reply = (
         "BayesCoxCP is a Bayesian approach to the proportional hazards model for pricing [1]. "
         "It was trained on the ImageNet image classification benchmark with ResNets [1]."
     )
-    chat = chat_with(seed_index, retriever, reply=reply)
+    chat = chat_with(fake_index, fake_retriever, reply=reply)
     messages, turns = ask(chat, PRICING_QUESTION)
     assert turns[0].unsupported_sentences
     assert "ResNets. [1] *(not supported by the cited abstract)*" in messages[-1]["content"]
 
 
-def test_filters_and_k_reach_retrieval(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_filters_and_k_reach_retrieval(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
     _, turns = ask(chat, "Which papers use neural networks?", (), (), "fake", 2, "Deyu Meng")
     answer = turns[0]
     assert len(answer.sources or answer.suggestions) <= 2
@@ -102,35 +101,35 @@ def test_filters_and_k_reach_retrieval(seed_index, retriever):
 
 
 def test_unavailable_backend_and_failures_show_a_message_not_a_traceback(
-    seed_index, retriever, monkeypatch
+    fake_index, fake_retriever, monkeypatch
 ):
-    chat = chat_with(seed_index, retriever)
+    chat = chat_with(fake_index, fake_retriever)
     messages, turns = ask(chat, PRICING_QUESTION, (), (), "local")
     assert "model file is missing" in messages[-1]["content"] and turns == [None]
 
     def broken(*args, **kwargs):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(retriever, "search", broken)
-    messages, _ = ask(chat_with(seed_index, retriever), PRICING_QUESTION)
+    monkeypatch.setattr(fake_retriever, "search", broken)
+    messages, _ = ask(chat_with(fake_index, fake_retriever), PRICING_QUESTION)
     assert "⚠ Something went wrong (RuntimeError)" in messages[-1]["content"]
     assert "Traceback" not in messages[-1]["content"] and "kaboom" not in messages[-1]["content"]
 
 
-def test_backend_failing_mid_answer_falls_back_visibly(seed_index, retriever):
+def test_backend_failing_mid_answer_falls_back_visibly(fake_index, fake_retriever):
     class Dies(FakeBackend):
         def stream(self, prompt):
             yield "BayesCoxCP prices "
             raise BackendError("the server closed the stream")
 
-    chat = chat_with(seed_index, retriever, backend=Dies())
+    chat = chat_with(fake_index, fake_retriever, backend=Dies())
     messages, turns = ask(chat, PRICING_QUESTION)
     assert turns[0].backend == "extractive" and turns[0].fallback_from == "fake"
     assert "> ⚠ The fake backend failed: the server closed the stream" in messages[-1]["content"]
     assert "*⚠ extractive · fake failed ·" in messages[-1]["content"]  # the badge says so too
 
 
-def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
+def test_stop_keeps_the_partial_draft_marked_as_stopped(fake_index, fake_retriever):
     class Closable(FakeBackend):
         closed = False
 
@@ -140,7 +139,7 @@ def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
             finally:
                 Closable.closed = True
 
-    chat = chat_with(seed_index, retriever, backend=Closable())
+    chat = chat_with(fake_index, fake_retriever, backend=Closable())
     posted, pending, _ = chat.post(PRICING_QUESTION, [])
     events = chat.respond(pending, posted, [], "fake", 5)
     next(events)  # the first words of the draft
@@ -155,24 +154,24 @@ def test_stop_keeps_the_partial_draft_marked_as_stopped(seed_index, retriever):
     assert chat.stop(done, done_turns) == (gr.skip(), gr.skip())  # nothing left to stop
 
 
-def test_stop_while_the_question_waits_in_the_queue(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_stop_while_the_question_waits_in_the_queue(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
     posted, _, _ = chat.post(PRICING_QUESTION, [])
     stopped, turns = chat.stop(posted, [])
     assert [m["role"] for m in stopped] == ["user", "assistant"] and turns == [None]
     assert stopped[-1]["content"] == render.STOPPED
 
 
-def test_empty_question_makes_no_turn(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_empty_question_makes_no_turn(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
     with pytest.warns(UserWarning, match="type a question"):
         messages, pending, box = chat.post("   ", [])
     assert messages == gr.skip() and pending == "" and box == "   "
     assert list(chat.respond(pending, [], [], "fake", 5)) == []
 
 
-def test_selecting_an_earlier_answer_shows_its_sources_and_exports(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_selecting_an_earlier_answer_shows_its_sources_and_exports(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
     messages, turns = ask(chat, PRICING_QUESTION)
     messages, turns = ask(chat, "Which papers study continual learning?", messages, turns)
     assert chat.panel(turns)[0] == 1  # the latest answer by default
@@ -183,8 +182,8 @@ def test_selecting_an_earlier_answer_shows_its_sources_and_exports(seed_index, r
     assert bibtex.count("@") == 1 and PRICING in bibtex
 
 
-def test_papers_table_filters_and_summary(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_papers_table_filters_and_summary(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
     assert len(chat.papers()) == 58
     rows = chat.papers("pricing hazards")
     assert [row[0] for row in rows] == [PRICING]
@@ -192,8 +191,10 @@ def test_papers_table_filters_and_summary(seed_index, retriever):
     assert f"1. **{escape(PRICING)}**" in summary and render.inert(PRICING) in sources
 
 
-def test_long_author_lists_are_shortened_in_the_table_but_still_searched(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_long_author_lists_are_shortened_in_the_table_but_still_searched(
+    fake_index, fake_retriever
+):
+    chat = chat_with(fake_index, fake_retriever)
     paper = max(chat.retriever.catalog.values(), key=lambda p: len(p.authors))
     assert len(paper.authors) > 3
     [row] = [r for r in chat.papers(paper.authors[-1]) if r[0] == paper.title]
@@ -281,8 +282,8 @@ def test_api_returns_the_answer_and_its_citations_as_data(served, capfd, caplog)
     assert len(refused) == 2 and "Traceback" not in capfd.readouterr().err  # one line each
 
 
-def test_api_input_out_of_range_is_clamped_or_explained(seed_index, retriever):
-    chat = chat_with(seed_index, retriever)
+def test_api_input_out_of_range_is_clamped_or_explained(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
     for k, used in ((-1, 1), (1_000_000, 20)):
         result = chat.api_ask(PRICING_QUESTION, k=k, backend="fake")
         assert f"using {used}" in " ".join(result["notices"])
@@ -329,10 +330,10 @@ def test_a_busy_port_is_one_clear_error(settings):
             launch(busy, chat=None)
 
 
-def test_the_area_filter_says_how_many_papers_have_an_area(seed_index, retriever):
+def test_the_area_filter_says_how_many_papers_have_an_area(fake_index, fake_retriever):
     from ui.app import build
 
-    chat = chat_with(seed_index, retriever)
+    chat = chat_with(fake_index, fake_retriever)
     with_area = sum(1 for paper in chat.retriever.catalog.values() if paper.area)
     config = build(chat).get_config_file()
     [area] = [c["props"] for c in config["components"] if c["props"].get("label") == "Area"]
