@@ -61,6 +61,17 @@ def settings(tmp_path) -> Settings:
     return Settings(embedding_model="fake", data_dir=tmp_path / "data")
 
 
+# Loading the bundled embedding model and indexing the seeds with it takes ~40 s of CPU, most
+# of what the whole fast tier may take: a test that uses one of these is slow, wherever it is.
+BUNDLED_EMBEDDER_FIXTURES = {"real_embedder", "seed_index", "retriever"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if BUNDLED_EMBEDDER_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def real_embedder():
     from rag.index.embedder import load_embedder

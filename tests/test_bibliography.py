@@ -189,6 +189,7 @@ def rag(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_rag_ingest_a_zotero_library_and_list_its_papers(monkeypatch):
     monkeypatch.setenv("RAG_EMBEDDING_MODEL", "fake")
     ingest = rag("ingest", str(ZOTERO_BIB), "--json")
@@ -205,6 +206,7 @@ def test_rag_ingest_a_zotero_library_and_list_its_papers(monkeypatch):
     ]
 
 
+@pytest.mark.slow
 def test_rag_ingest_of_a_garbage_bib_is_one_clear_message(tmp_path, monkeypatch):
     monkeypatch.setenv("RAG_EMBEDDING_MODEL", "fake")
     garbage = tmp_path / "library.bib"

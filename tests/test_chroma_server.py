@@ -19,6 +19,7 @@ def chroma_server(tmp_path):
     stop(process)
 
 
+@pytest.mark.slow
 def test_ingest_and_list_against_a_chroma_server(chroma_server, tmp_path, seed_titles):
     settings = Settings(
         embedding_model="fake",

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import bibtexparser
+import pytest
 
 RAG = [sys.executable, "-m", "rag"]
 
@@ -29,6 +30,7 @@ def test_help_imports_no_heavy_library():
     assert heavy.stdout.strip() == "[]", "rag --help must not import heavy libraries"
 
 
+@pytest.mark.slow
 def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):
     first = run("ingest", "--json")
     assert first.returncode == 0, first.stderr
@@ -62,6 +64,7 @@ def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):
     assert wrong.returncode == 2 and "use one of text, markdown, bibtex, json" in wrong.stderr
 
 
+@pytest.mark.slow
 def test_user_errors_are_one_clear_line_without_traceback(tmp_path):
     for args, expected in [
         (["papers"], "run `rag ingest` first"),

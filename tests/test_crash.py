@@ -127,6 +127,7 @@ def assert_whole_papers(chunks: dict[str, tuple[str, dict]]) -> set[str]:
     return set(per_paper)
 
 
+@pytest.mark.slow
 def test_ingest_killed_mid_write_and_mid_bm25_build_converges(tmp_path):
     rng = random.Random(SEED)
     corpus = write_jsonl(tmp_path / "corpus.jsonl", synthetic_records(N_PAPERS, rng))

@@ -13,6 +13,8 @@ from rag.config import Settings
 from rag.index import run_ingest
 from tests.conftest import abstract, write_jsonl
 
+pytestmark = pytest.mark.slow  # `rag` processes over an index of 1,100 papers
+
 CHUNKS_ON_DISK = 1_100  # Chroma writes its HNSW files once a collection passes 1,000 vectors
 
 

@@ -55,12 +55,14 @@ def read_bytes_as(folder: Path, name: str, data: bytes):
     return path, papers, problems
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.binary(max_size=3000), suffix=st.sampled_from(SUFFIXES))
 def test_arbitrary_bytes_never_crash_a_reader(folder, data, suffix):
     read_bytes_as(folder, "bytes" + suffix, data)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(text=st.text(max_size=2000), suffix=st.sampled_from(SUFFIXES))
 def test_arbitrary_text_never_crashes_a_reader(folder, text, suffix):
@@ -129,6 +131,7 @@ GARBAGE_LINE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     lines=st.lists(
@@ -154,6 +157,7 @@ def test_jsonl_keeps_every_good_record_and_names_every_bad_line(folder, lines, c
     assert all(str(p).startswith(f"{path}:{p.line}: ") for p in problems)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     rows=st.lists(
@@ -189,6 +193,7 @@ def test_csv_keeps_every_good_row_and_names_every_bad_one(folder, rows, bom):
     assert all(str(p) == f"{path}:{p.line}: empty abstract" for p in problems)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     good=st.lists(GOOD_ABSTRACT, min_size=1, max_size=5, unique_by=paper_id_for),
@@ -220,6 +225,7 @@ def test_megabyte_lines_are_rejected_with_their_line_and_the_rest_is_kept(folder
     assert "malformed JSON" in problems[1].message
 
 
+@pytest.mark.slow
 @FUZZ
 @given(sidecar=st.binary(max_size=2000) | GARBAGE_LINE)
 def test_garbage_titles_sidecar_never_breaks_the_corpus(folder, sidecar):
@@ -282,18 +288,21 @@ def assert_citations_are_sound(raw: str, n_sources: int):
     return sentences, dropped
 
 
+@pytest.mark.slow
 @hypothesis_settings(max_examples=400, deadline=None)
 @given(parts=st.lists(MARKERISH, max_size=60), n_sources=st.integers(0, 5))
 def test_no_model_output_yields_a_citation_without_a_source(parts, n_sources):
     assert_citations_are_sound("".join(parts), n_sources)
 
 
+@pytest.mark.slow
 @hypothesis_settings(max_examples=200, deadline=None)
 @given(raw=st.text(max_size=500), n_sources=st.integers(0, 5))
 def test_arbitrary_text_parses(raw, n_sources):
     assert_citations_are_sound(raw, n_sources)
 
 
+@pytest.mark.slow
 @hypothesis_settings(max_examples=200, deadline=None)
 @given(text=st.text(st.sampled_from("ab .!?\n[]1e.g"), max_size=300) | st.text(max_size=300))
 def test_sentence_splitting_keeps_every_character_in_order(text):
@@ -328,6 +337,7 @@ STORMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("raw", STORMS.values(), ids=STORMS.keys())
 def test_a_100k_marker_storm_parses_without_hanging(raw):
     """The bound only catches a hang (a backtracking pattern), not a slower parser."""

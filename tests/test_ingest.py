@@ -100,6 +100,7 @@ def test_title_change_updates_metadata_in_place(settings, tmp_path):
     assert [p.title for p in open_store(settings).papers()] == ["New"]
 
 
+@pytest.mark.slow
 def test_interrupted_ingest_leaves_whole_papers_and_rerun_converges(
     settings, tmp_path, monkeypatch
 ):

@@ -18,6 +18,8 @@ from tests.conftest import PRICING, PRICING_QUESTION, REPO, free_port
 
 FAKE_SERVER = [sys.executable, str(REPO / "tests" / "fake_model_server.py")]
 
+pytestmark = pytest.mark.slow  # model and app processes
+
 
 def alive(pid: int) -> bool:
     try:
@@ -169,7 +171,6 @@ def children(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.slow
 def test_the_real_ui_survives_its_model_being_killed_and_leaves_no_model_behind(seed_index):
     """`rag ui` on the bundled model: answers come from the model; `kill -9` of the model
     process mid-answer gives a visible extractive fallback and the UI lives on; the next answer
