@@ -150,6 +150,8 @@ def test_answers_leave_as_clean_markdown_and_bibtex(fake_app, page):
 
 
 def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, page):
+    from playwright.sync_api import expect
+
     url, _ = fake_app
     page.goto(url)
     ask(page, PRICING_QUESTION, 1)
@@ -166,10 +168,14 @@ def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, 
     assert page.locator("#saved input").input_value() == PRICING_QUESTION  # by its question
     page.click("text=Settings")
     assert page.get_by_label("Author contains").input_value() == "Deyu Meng"
+    stored = page.evaluate("localStorage.getItem('rag-conversations')")
     page.click("#new-chat")
-    page.wait_for_function("!document.querySelector('#chat').innerText.includes(' s')")
+    page.wait_for_function(  # the browser has stored the new chat as the current one
+        "stored => localStorage.getItem('rag-conversations') !== stored", arg=stored
+    )
     page.reload()
-    page.wait_for_timeout(2_000)
+    page.click("text=Settings")
+    expect(page.get_by_label("Author contains")).to_have_value("Deyu Meng")  # restored
     assert PRICING_QUESTION not in page.inner_text("#chat")  # the new, empty chat is current
     page.click("#saved input")
     page.get_by_role("option").first.click()  # reopen the earlier one from the list
