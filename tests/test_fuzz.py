@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rag.answer.citations import MARKER, MAX_RANGE, marker_numbers, parse_answer, render, renumber
 from rag.answer.pipeline import MAX_QUESTION_CHARS, Answerer, check_question
 from rag.config import Settings
-from rag.corpus import SUFFIXES, load_corpus, read_file
+from rag.corpus import MAX_PROBLEMS_PER_FILE, SUFFIXES, load_corpus, read_file
 from rag.errors import RagError
 from rag.llm.fake import FakeBackend
 from rag.models import Paper, Source, paper_id_for
@@ -137,7 +137,7 @@ GARBAGE_LINE = st.one_of(
     lines=st.lists(
         st.one_of(GOOD_RECORD.map(lambda r: ("good", r)), GARBAGE_LINE.map(lambda g: ("bad", g))),
         min_size=1,
-        max_size=25,
+        max_size=MAX_PROBLEMS_PER_FILE,  # past it, the rest are summed up in one line
     ),
     crlf=st.booleans(),
 )
