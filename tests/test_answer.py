@@ -176,32 +176,7 @@ def test_follow_up_that_names_another_paper_is_not_scoped(answerer_with):
     assert "AnaCP" in shown_names(fake)
 
 
-class Misattributing(FakeBackend):
-    """Writes a sentence of Bisecle's abstract and cites SPICED for it."""
-
-    def __init__(self, name_the_paper: bool):
-        super().__init__()
-        self.name_the_paper = name_the_paper
-
-    def stream(self, prompt):
-        self.prompts.append(prompt)
-        number = {s.paper.title.split(":")[0]: n for n, s in enumerate(prompt.sources, 1)}
-        bisecle = next(s.paper for s in prompt.sources if s.paper.title.startswith("Bisecle"))
-        claim = next(x for x in bisecle.abstract.split(". ") if "hippocamp" in x.lower())
-        yield ("SPICED: " if self.name_the_paper else "") + f"{claim} [{number['SPICED']}]."
-
-
-@pytest.mark.parametrize("name_the_paper", [False, True])
-def test_a_sentence_of_one_paper_cited_to_another_is_recited_or_flagged(
-    answerer_with, name_the_paper
-):
-    question = "How do continual learning methods inspired by the brain avoid forgetting?"
-    _, answer = run(answerer_with(backend=Misattributing(name_the_paper)), question)
-    assert not answer.abstained or name_the_paper
-    if name_the_paper:  # "SPICED does <what Bisecle does>": never shown as supported
-        assert answer.abstained or answer.sentences[0].supported is False
-    else:
-        assert title_names(answer) == {"Bisecle"} and answer.sentences[0].supported
+# A claim cited to the wrong paper: tests/test_drafts.py.
 
 
 @pytest.mark.parametrize(

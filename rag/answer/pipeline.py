@@ -4,6 +4,9 @@ check every citation and its support before the answer is shown."""
 import logging
 import time
 from collections.abc import Iterator
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 from rag.answer import citations as cite
 from rag.answer.context import focus, select
@@ -36,6 +39,59 @@ def check_question(question: str) -> str:
             f"{MAX_QUESTION_CHARS:,}."
         )
     return question
+
+
+class Draft(BaseModel):
+    """What is known of an answer before its text is checked."""
+
+    question: str
+    standalone_question: str | None = None
+    backend: str
+    layout: Literal["prose", "list"] = "prose"
+    notices: list[str] = Field(default_factory=list)
+    fallback_from: str | None = None
+    ttft_s: float | None = None
+    started: float = Field(default_factory=time.perf_counter)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def answer(self, **fields) -> Answer:
+        return Answer(**self.model_dump(exclude={"started"}), latency_s=self.elapsed(), **fields)
+
+
+WITHHELD = (
+    "The draft answer was withheld: none of its sentences is supported by the abstract it cites."
+)
+
+
+def abstention(
+    draft: Draft, sources: list[Source], text: str = "", why: str = "", dropped: int = 0
+) -> Answer:
+    """Every way an answer declines: the question is not in English, the filters match no
+    paper, nothing retrieved is relevant, the model declines, or no sentence of its draft is
+    supported (`why` says so among the notices). The closest papers come as suggestions."""
+    suggestions = sources[:SUGGESTIONS]
+    if not text:
+        text = CANNOT_ANSWER + (
+            " The closest papers in the corpus are listed as suggestions." if suggestions else ""
+        )
+    draft = draft.model_copy(update={"notices": [*draft.notices, *filter(None, [why])]})
+    return draft.answer(
+        text=text, abstained=True, suggestions=suggestions, dropped_citations=dropped
+    )
+
+
+def no_match(filters: Filters) -> str:
+    """Filters that match no paper: say so (not "the corpus does not answer this")."""
+    chosen = ", ".join(f"{name} '{value}'" for name, value in filters.model_dump().items() if value)
+    return f"No indexed paper matches the filters ({chosen}); widen or clear them."
+
+
+def shown(answer: Answer) -> Iterator[str | Answer]:
+    """An answer decided without streaming: its text as the one piece, then the answer."""
+    yield answer.text
+    yield answer
 
 
 class Answerer:
@@ -94,62 +150,49 @@ class Answerer:
             standalone = question  # "How does FIRE keep its plasticity?" names its subject
         else:
             standalone = standalone_question(question, history, self._rewriter())
-        notices = []
+        draft = Draft(
+            question=question,
+            standalone_question=standalone if standalone != question else None,
+            backend=self.backend_name(),
+            started=started,
+        )
         if k is not None and not 1 <= k <= MAX_K:
-            notices.append(f"k = {k} is outside 1..{MAX_K}; using {min(max(k, 1), MAX_K)}.")
+            draft.notices.append(f"k = {k} is outside 1..{MAX_K}; using {min(max(k, 1), MAX_K)}.")
             k = min(max(k, 1), MAX_K)
         k = max(k or self.settings.top_k, len(scope or ()))
         sources = self.retriever.search(
             standalone, k, mode or self.settings.retrieval_mode, filters
         )
-        base = {
-            "question": question,
-            "backend": self.backend_name(),
-            "standalone_question": standalone if standalone != question else None,
-            "notices": notices,
-        }
         if not_english(question):
-            answer = Answer(
-                text=ENGLISH_ONLY,
-                abstained=True,
-                suggestions=sources[:SUGGESTIONS],
-                latency_s=time.perf_counter() - started,
-                **base,
+            yield from shown(abstention(draft, sources, text=ENGLISH_ONLY))
+        elif not sources and filters and filters.active() and not scope:
+            yield from shown(abstention(draft, [], text=no_match(filters)))
+        elif not sources or (not scope and self._irrelevant(standalone, sources)):
+            yield from shown(abstention(draft, sources))
+        elif is_list_question(standalone):
+            yield from self._list(standalone, sources, draft)
+        else:
+            sources = select(sources)
+            passages = focus(sources, standalone, self.embedder, self.settings.source_words)
+            prompt = Prompt(
+                messages=answer_messages(standalone, passages),
+                sources=sources,
+                question=standalone,
+                max_tokens=self.settings.max_answer_tokens,
             )
-            yield answer.text
-            yield answer
-            return
-        if not sources and filters and filters.active() and not scope:
-            yield from self._no_match(base, filters, started)
-            return
-        if not sources or (not scope and self._irrelevant(standalone, sources)):
-            yield from self._declined(base, sources, started)
-            return
-        if is_list_question(standalone):
-            yield from self._list(standalone, sources, base, started)
-            return
-        sources = select(sources)
-        shown = focus(sources, standalone, self.embedder, self.settings.source_words)
-        prompt = Prompt(
-            messages=answer_messages(standalone, shown),
-            sources=sources,
-            question=standalone,
-            max_tokens=self.settings.max_answer_tokens,
-        )
-        yield from self._answer(prompt, base, started)
+            yield from self._answer(prompt, draft)
 
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
-        started = time.perf_counter()
         target = check_question(target)
+        draft = Draft(question=f"Summarize: {target}", backend=self.backend_name())
         paper_id = self.retriever.find_title(target)
         if paper_id:
             sources = [self.retriever.source_for(paper_id)]
         else:
             sources = self.retriever.search(target, k or self.settings.top_k)
-        base = {"question": f"Summarize: {target}", "backend": self.backend_name()}
         if self._irrelevant(target, sources):
-            yield from self._declined(base, sources, started)
+            yield from shown(abstention(draft, sources))
             return
         prompt = Prompt(
             messages=summary_messages(target, sources, bool(paper_id)),
@@ -157,28 +200,24 @@ class Answerer:
             question=target,
             max_tokens=self.settings.max_answer_tokens,
         )
-        yield from self._answer(prompt, base, started)
+        yield from self._answer(prompt, draft)
 
-    def _list(self, question: str, sources: list[Source], base: dict, started: float):
+    def _list(self, question: str, sources: list[Source], draft: Draft):
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
         picks = relevant_papers(sources, question, self.embedder)
         raw = list_answer(picks)
         yield raw
-        fields = base | {
-            "backend": "list",
-            "layout": "list",
-            "ttft_s": time.perf_counter() - started,
-        }
-        answer = self.check(raw, [source for source, _ in picks], fields)
-        answer.latency_s = time.perf_counter() - started
-        yield answer
+        draft = draft.model_copy(
+            update={"backend": "list", "layout": "list", "ttft_s": draft.elapsed()}
+        )
+        yield self.check(raw, [source for source, _ in picks], draft)
 
-    def _answer(self, prompt: Prompt, base: dict, started: float) -> Iterator[str | Answer]:
-        pieces, notices, ttft, failed = [], list(base.get("notices", [])), None, None
-        backend_name = self.backend_name()
+    def _answer(self, prompt: Prompt, draft: Draft) -> Iterator[str | Answer]:
+        pieces, backend_name = [], draft.backend
+        draft = draft.model_copy(deep=True)
         try:
             for piece in self.backend().stream(prompt):
-                ttft = ttft if ttft is not None else time.perf_counter() - started
+                draft.ttft_s = draft.ttft_s if draft.ttft_s is not None else draft.elapsed()
                 pieces.append(piece)
                 yield piece
         except Exception as error:  # noqa: BLE001 - any backend failure falls back, visibly
@@ -190,79 +229,35 @@ class Answerer:
                 "Showing the extractive answer (no LLM) instead."
             )
             log.warning(notice)
-            notices.append(notice)
+            draft.notices.append(notice)
             yield f"\n\n[{notice}]\n\n"
             from rag.llm.extractive import ExtractiveBackend
 
-            pieces, backend_name, failed = (
-                [ExtractiveBackend(self.settings, self.embedder).complete(prompt)],
-                "extractive",
-                backend_name,
-            )
+            pieces = [ExtractiveBackend(self.settings, self.embedder).complete(prompt)]
+            draft.backend, draft.fallback_from = "extractive", backend_name
             yield pieces[0]
-        answer = self.check(
-            "".join(pieces),
-            prompt.sources,
-            base
-            | {
-                "backend": backend_name,
-                "notices": notices,
-                "ttft_s": ttft,
-                "fallback_from": failed,
-            },
-        )
-        answer.latency_s = time.perf_counter() - started
-        yield answer
+        yield self.check("".join(pieces), prompt.sources, draft)
 
-    def check(self, raw: str, sources: list[Source], fields: dict) -> Answer:
+    def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
         """Turn raw model text into a checked Answer: valid, renumbered, support-scored citations."""
         sentences, dropped = cite.parse_answer(raw, len(sources))
         cite.cite_named_titles(sentences, sources)
         if is_cannot_answer(raw) and not any(s.citations for s in sentences):
-            return self._abstain(
-                fields | {"suggestions": sources[:SUGGESTIONS], "dropped_citations": dropped}, None
-            )
-        question = fields.get("standalone_question") or fields["question"]
+            return abstention(draft, sources, dropped=dropped)
+        question = draft.standalone_question or draft.question
         sentences = expand_names(sentences, sources, question, self.embedder)
-        evidence = self.support.check(sentences, sources, question)
+        sentences, evidence = self.support.check(sentences, sources, question)
         if not any(s.supported for s in sentences):
-            withheld = (
-                "The draft answer was withheld: none of its sentences is supported by "
-                "the abstract it cites."
-            )
-            return self._abstain(
-                fields
-                | {
-                    "suggestions": sources[:SUGGESTIONS],
-                    "dropped_citations": dropped,
-                    "notices": [*fields.get("notices", []), withheld],
-                },
-                None,
-            )
+            return abstention(draft, sources, dropped=dropped, why=WITHHELD)
         citations = cite.renumber(sentences, sources)
         attach_evidence(citations, evidence)
-        return Answer(
-            text=cite.render(sentences, "\n" if fields.get("layout") == "list" else " "),
+        return draft.answer(
+            text=cite.render(sentences, "\n" if draft.layout == "list" else " "),
             citations=citations,
             sentences=sentences,
             sources=sources,
             dropped_citations=dropped,
-            **fields,
         )
-
-    def _no_match(self, base: dict, filters: Filters, started: float):
-        """Filters that match no paper: say so (not "the corpus does not answer this")."""
-        chosen = ", ".join(
-            f"{name} '{value}'" for name, value in filters.model_dump().items() if value
-        )
-        answer = Answer(
-            text=f"No indexed paper matches the filters ({chosen}); widen or clear them.",
-            abstained=True,
-            latency_s=time.perf_counter() - started,
-            **base,
-        )
-        yield answer.text
-        yield answer
 
     def _scope(self, question: str, history: list[Message], named: set[str]) -> set[str] | None:
         """The papers a follow-up refers back to, unless the question names other papers."""
@@ -275,19 +270,6 @@ class Answerer:
         """The relevance gate: nothing retrieved is close enough to answer from."""
         score = self.retriever.answerability(question, sources)
         return not sources or score < self.settings.min_relevance
-
-    def _declined(self, base: dict, sources: list[Source], started: float):
-        answer = self._abstain(base | {"suggestions": sources[:SUGGESTIONS]}, started)
-        yield answer.text
-        yield answer
-
-    def _abstain(self, fields: dict, started: float | None) -> Answer:
-        suggestions = fields.get("suggestions") or []
-        text = CANNOT_ANSWER + (
-            " The closest papers in the corpus are listed as suggestions." if suggestions else ""
-        )
-        latency = time.perf_counter() - started if started is not None else 0.0
-        return Answer(text=text, abstained=True, latency_s=latency, **fields)
 
     def _rewriter(self) -> LLMBackend | None:
         """The LLM used to rewrite follow-ups, when the configured backend is one that works."""

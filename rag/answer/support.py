@@ -53,13 +53,15 @@ class SupportChecker:
 
     def check(
         self, sentences: list[AnswerSentence], sources: list[Source], question: str = ""
-    ) -> dict[str, str]:
-        """Fill each sentence's support verdict (citations are prompt numbers, 1-based), moving
-        a citation the cited paper does not support to the one retrieved paper that clearly
-        does; return the best supporting abstract sentence per cited paper id."""
+    ) -> tuple[list[AnswerSentence], dict[str, str]]:
+        """The sentences with their support verdicts (citations are prompt numbers, 1-based), a
+        citation the cited paper does not support moved to the one retrieved paper that clearly
+        does; and the best supporting abstract sentence per cited paper id. The sentences
+        given are not changed."""
+        sentences = [sentence.model_copy(deep=True) for sentence in sentences]
         claims = [i for i, s in enumerate(sentences) if len(s.text.split()) >= MIN_WORDS]
         if not claims or not sources:
-            return {}
+            return sentences, {}
         evidence = [
             [metadata_sentence(s.paper), *split_sentences(s.paper.abstract or s.passage)]
             for s in sources
@@ -118,7 +120,8 @@ class SupportChecker:
                     pick = self._evidence(similarity[row], owner == n - 1, metadata)
                     if similarity[row][pick] > best_evidence.get(n, (-2.0, ""))[0]:
                         best_evidence[n] = (float(similarity[row][pick]), flat[pick])
-        return {sources[n - 1].paper.paper_id: text for n, (_, text) in best_evidence.items()}
+        evidence = {sources[n - 1].paper.paper_id: text for n, (_, text) in best_evidence.items()}
+        return sentences, evidence
 
     def _evidence(self, similarity, own: np.ndarray, metadata: np.ndarray) -> int:
         """The index of the sentence to show as evidence: the paper's best abstract sentence,
