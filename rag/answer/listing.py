@@ -115,27 +115,29 @@ def expand_names(
 ) -> list[AnswerSentence]:
     """Each sentence that only identifies papers becomes one line per paper it cites, as in a
     list answer: the title, then the paper's abstract sentence closest to the question."""
-    if not any(identifies(s, sources, question) for s in sentences):
+    identifying = [identifies(sentence, sources, question) for sentence in sentences]
+    if not any(identifying):
         return sentences
     closest = closest_sentences(sources, question, embedder)
     expanded = []
-    for sentence in sentences:
-        if not identifies(sentence, sources, question):
+    for sentence, only_names in zip(sentences, identifying):
+        if not only_names:
             expanded.append(sentence)
             continue
         for number in sentence.citations:
             line = list_line(sources[number - 1], closest[number - 1][1])
-            expanded.append(AnswerSentence(text=line, citations=[number]))
+            expanded.append(AnswerSentence(text=f"{line}.", citations=[number]))
     return expanded
 
 
 def list_line(source: Source, sentence: str) -> str:
-    return f"{source.paper.title}: {defang(sentence).rstrip('.')}."
+    """A paper's line in a list: its title, then its sentence (without the final period)."""
+    return f"{source.paper.title}: {defang(sentence).rstrip('.')}"
 
 
 def list_answer(picks: list[tuple[Source, str]]) -> str:
     """One line per paper: its title, its sentence, its citation (numbered in list order)."""
     return "\n".join(
-        f"{list_line(source, sentence)[:-1]} [{number}]."
+        f"{list_line(source, sentence)} [{number}]."
         for number, (source, sentence) in enumerate(picks, start=1)
     )
