@@ -103,3 +103,48 @@ def test_a_restated_question_is_an_answer_only_to_which_paper_about_the_best_pap
 
     assert restating(1) and not restating(weaker)
     assert not restating(1, "How does FIRE balance stability and plasticity?")
+
+
+@pytest.mark.parametrize(
+    ("reply", "question"),
+    [
+        (
+            "AnaCP needs 10 times less GPU memory than joint training [1].",
+            "How much GPU memory does AnaCP need compared with joint training?",
+        ),
+        (
+            "SAFA-SNN outperforms the baselines by 7.5% at the last session on Mini-ImageNet [1].",
+            "By how much does SAFA-SNN beat the baselines on Mini-ImageNet?",
+        ),
+        (
+            (
+                "ARADMM establishes an optimal iteration complexity of order "
+                "$\\mathcal{O}(\\sqrt{n})$ for finding an approximate KKT point [1]."
+            ),
+            "What iteration complexity does ARADMM reach?",
+        ),
+    ],
+)
+def test_a_number_or_formula_the_abstract_never_states_is_not_supported(ask, reply, question):
+    answer = ask(reply, question)
+    assert answer.abstained or not answer.sentences[0].supported
+
+
+def test_a_number_the_abstract_states_is_supported(ask):
+    answer = ask(
+        "SAFA-SNN outperforms the baselines by at least 4.01% at the last incremental session "
+        "on Mini-ImageNet [1].",
+        "By how much does SAFA-SNN beat the baselines on Mini-ImageNet?",
+    )
+    assert not answer.abstained and answer.sentences[0].supported
+
+
+def test_numbers_are_compared_as_numbers():
+    from rag.answer.support import quantities
+
+    assert quantities("three datasets, >1'000 checkpoints, 4.01% and 1,000 runs") == {
+        "3",
+        "1000",
+        "4.01",
+    }
+    assert quantities("one shared latent code") == set()

@@ -112,9 +112,8 @@ class SupportChecker:
                 sentence.supported = (
                     sentence.support >= self.threshold
                     and not misattributed
-                    and not unknown_names(
-                        sentence.text, [sources[n - 1] for n in sentence.citations]
-                    )
+                    and not unknown_names(sentence.text, cited := cited_of(sentence, sources))
+                    and not unknown_quantities(sentence.text, cited)
                 )
                 for n in sentence.citations:
                     pick = self._evidence(similarity[row], owner == n - 1, metadata)
@@ -177,6 +176,61 @@ def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
             if f" {words_key(name)} " not in f" {known} ":  # whole words, any punctuation
                 unknown.append(name)
     return unknown
+
+
+NUMBER = re.compile(r"\d+(?:[,'’]\d{3})*(?:\.\d+)?")
+NUMBER_WORDS = {
+    word: n
+    for n, word in enumerate(
+        [
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ],
+        start=2,
+    )
+}
+MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
+
+
+def quantities(text: str) -> set[str]:
+    """The numbers a text states, digits or words ("three" is "3", "1,000" is "1000"; "one" is
+    too often not a number to count)."""
+    words = re.sub(
+        r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
+        lambda m: str(NUMBER_WORDS[m.group(1).lower()]),
+        text,
+        flags=re.IGNORECASE,
+    )
+    return {re.sub(r"[,'’]", "", number) for number in NUMBER.findall(words)}
+
+
+def math_key(formula: str) -> str:
+    """A formula without its LaTeX commands, braces and spaces: "$\\mathcal{O}(\\sqrt{n})$" is
+    "O(n)"."""
+    return re.sub(r"\\[a-zA-Z]+|[{}\s$]|\\[()]", "", formula)
+
+
+def unknown_quantities(sentence: str, cited: list[Source]) -> list[str]:
+    """Numbers and formulas in the sentence that none of the cited papers states: a small model
+    asked for a figure the abstract does not give ("How much memory does X need?") invents one.
+    A sentence stating them is not supported, whatever its similarity."""
+    known = " ".join(f"{metadata_sentence(s.paper)} {s.paper.abstract or s.passage}" for s in cited)
+    numbers = sorted(quantities(sentence) - quantities(known))
+    formulas = [f for f in MATH.findall(sentence) if math_key(f) not in math_key(known)]
+    return numbers + formulas
+
+
+def cited_of(sentence: AnswerSentence, sources: list[Source]) -> list[Source]:
+    return [sources[n - 1] for n in sentence.citations]
 
 
 def about_metadata(sentence: str, paper) -> bool:
