@@ -85,8 +85,28 @@ def test_naming_the_best_paper_in_the_questions_words_identifies_it(ask):
     )
 
 
-def test_a_restated_question_is_an_answer_only_to_which_paper_about_the_best_paper(retriever):
-    from rag.answer.listing import identifies
+class PointingAtTheWeakest(FakeBackend):
+    """Answers a "which paper" question by pointing at the least relevant source."""
+
+    def stream(self, prompt):
+        weakest = min(range(len(prompt.sources)), key=lambda n: prompt.sources[n].relevance)
+        yield f"The paper that does this is [{weakest + 1}]."
+
+
+def test_a_draft_pointing_at_a_weaker_paper_answers_with_the_paper_the_question_describes(
+    seed_index, retriever
+):
+    question = (
+        "Which paper reinitializes network weights with an isometry to balance stability and "
+        "plasticity in continual learning?"
+    )
+    answerer = Answerer(seed_index, retriever=retriever, backend=PointingAtTheWeakest())
+    answer = list(answerer.ask(question))[-1]
+    assert [c.title for c in answer.citations] == [FIRE] and answer.sentences[0].supported
+
+
+def test_a_restated_question_identifies_the_paper_the_which_paper_question_describes(retriever):
+    from rag.answer.listing import identified
     from rag.models import AnswerSentence
 
     question = (
@@ -97,12 +117,14 @@ def test_a_restated_question_is_an_answer_only_to_which_paper_about_the_best_pap
     assert sources[0].paper.title == FIRE
     weaker = next(n for n, s in enumerate(sources, 1) if s.relevance < sources[0].relevance - 0.1)
 
-    def restating(number: int, question_: str = question) -> bool:
-        claim = f"{sources[number - 1].paper.title} balances stability and plasticity."
-        return identifies(AnswerSentence(text=claim, citations=[number]), sources, question_)
+    def restating(number: int, question_: str = question, claim: str = "") -> list[int]:
+        claim = claim or f"{sources[number - 1].paper.title} balances stability and plasticity."
+        return identified(AnswerSentence(text=claim, citations=[number]), sources, question_)
 
-    assert restating(1) and not restating(weaker)
-    assert not restating(1, "How does FIRE balance stability and plasticity?")
+    assert restating(1) == [1] and restating(weaker) == [1]
+    assert restating(weaker, claim="The paper that does this is.") == [1]
+    assert restating(1, "How does FIRE balance stability and plasticity?") == []
+    assert restating(weaker, claim="It predicts protein structures from sequences.") == []
 
 
 @pytest.mark.parametrize(

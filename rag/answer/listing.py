@@ -88,45 +88,48 @@ ASKS_FOR_A_PAPER = re.compile(
 )
 
 
-def identifies(sentence: AnswerSentence, sources: list[Source], question: str) -> bool:
-    """Whether the sentence only says which cited papers answer: it names them and claims
-    nothing a support check could verify ("It is titled "X" [1].", "[1] Title: X"), or, to a
-    question asking for a paper, restates the question about the paper the question matches
-    best ("X shows <the question's words> [1]."). A restatement naming a less relevant paper
-    is left to the support check (it is the typical small-model error)."""
-    text, named = sentence.text, []
+def identified(sentence: AnswerSentence, sources: list[Source], question: str) -> list[int]:
+    """The numbers of the papers a sentence only identifies as the answer, claiming nothing a
+    support check could verify: it names the papers it cites ("It is titled "X" [1].",
+    "[1] Title: X"), or, to a question asking for a paper, restates the question or just points
+    ("X shows <the question's words> [1].", "The paper that does this is [2]."). A small model
+    often points at a weaker paper than the one the question describes: when the most relevant
+    source clearly leads the cited ones, it is that paper. Empty when the sentence makes a claim
+    of its own, or when no paper clearly answers."""
+    text, named = sentence.text, False
     for number in sentence.citations:
         title = title_pattern(sources[number - 1].paper.title)
         text, hits = re.subn(title, " ", text, flags=re.IGNORECASE)
-        named += [sources[number - 1]] * bool(hits)
+        named |= bool(hits)
     claimed = stems(text) - NAMING
-    if not named or not claimed:
-        return bool(named)
-    best = max(source.relevance for source in sources)
-    return (
-        bool(ASKS_FOR_A_PAPER.search(question))
-        and claimed <= stems(question)
-        and all(s.relevance >= max(PARAPHRASE_RELEVANCE, best - ADD_MARGIN) for s in named)
-    )
+    if named and not claimed:
+        return sentence.citations
+    if not (sentence.citations and ASKS_FOR_A_PAPER.search(question)) or claimed - stems(question):
+        return []
+    best = max(range(len(sources)), key=lambda n: sources[n].relevance)
+    top, cited = sources[best].relevance, [sources[n - 1].relevance for n in sentence.citations]
+    if min(cited) >= max(PARAPHRASE_RELEVANCE, top - ADD_MARGIN):
+        return sentence.citations
+    if top >= PARAPHRASE_RELEVANCE and top - max(cited) >= ADD_MARGIN:
+        return [best + 1]
+    return []
 
 
 def expand_names(
     sentences: list[AnswerSentence], sources: list[Source], question: str, embedder
 ) -> list[AnswerSentence]:
-    """Each sentence that only identifies papers becomes one line per paper it cites, as in a
-    list answer: the title, then the paper's abstract sentence closest to the question."""
-    identifying = [identifies(sentence, sources, question) for sentence in sentences]
+    """Each sentence that only identifies papers becomes one line per paper it identifies, as in
+    a list answer: the title, then the paper's abstract sentence closest to the question."""
+    identifying = [identified(sentence, sources, question) for sentence in sentences]
     if not any(identifying):
         return sentences
     closest = closest_sentences(sources, question, embedder)
     expanded = []
-    for sentence, only_names in zip(sentences, identifying):
-        if not only_names:
-            expanded.append(sentence)
-            continue
-        for number in sentence.citations:
-            line = list_line(sources[number - 1], closest[number - 1][1])
-            expanded.append(AnswerSentence(text=f"{line}.", citations=[number]))
+    for sentence, numbers in zip(sentences, identifying):
+        expanded += [
+            AnswerSentence(text=f"{list_line(sources[n - 1], closest[n - 1][1])}.", citations=[n])
+            for n in numbers
+        ] or [sentence]
     return expanded
 
 
