@@ -90,3 +90,19 @@ def test_onnx_shares_the_torch_index_and_int8_needs_its_own(tmp_path, onnx_dir):
     assert settings.onnx_dir in embedder_from_settings(int8).cache_dir.parents  # under data_dir
     with pytest.raises(StoreError, match=r"'all-MiniLM-L6-v2'.*\(int8\).*RAG_EMBEDDING_BACKEND"):
         open_store(int8)
+
+
+def test_a_query_embeds_on_one_thread_to_the_same_vector_and_leaves_the_thread_count(
+    real_embedder, seed_abstracts
+):
+    import numpy as np
+    import torch
+
+    from rag.index.embedder import SMALL_BATCH
+
+    texts = (seed_abstracts * 5)[: SMALL_BATCH + 1]  # one over: embedded with every thread
+    threads = torch.get_num_threads()
+    alone = np.array([real_embedder.embed([text])[0] for text in texts[:3]])
+    batched = np.array(real_embedder.embed(texts)[:3])
+    assert np.allclose(alone, batched, atol=1e-5)
+    assert torch.get_num_threads() == threads
