@@ -59,6 +59,18 @@ def evidence_sentences(paper) -> list[str]:
     return [metadata_sentence(paper), *split_sentences(paper.abstract)]
 
 
+# "Which paper shows X?", "Is there a work on X?", "And which one ...?": one paper is the answer.
+ONE_PAPER = re.compile(
+    r"\b(which|what|is there|any|has anyone)\b[^?]{0,40}?\b(paper|work|study|article|one)\b(?![-\w])",
+    re.IGNORECASE,
+)
+
+
+def asks_for_one_paper(question: str) -> bool:
+    """Whether the question asks which single paper does something."""
+    return bool(ONE_PAPER.search(question))
+
+
 NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b")
 
 

@@ -286,7 +286,7 @@ def test_a_list_answer_is_one_line_per_paper(answerer_with):
 
 
 def test_a_listed_sentence_that_repeats_its_title_words_is_supported(answerer_with):
-    """"<title>: This paper studies <the title's words>." is the abstract's own sentence."""
+    """ "<title>: This paper studies <the title's words>." is the abstract's own sentence."""
     _, answer = run(answerer_with(), "Which papers study neural collapse?")
     line = next(s for s in answer.sentences if s.text.startswith("Neural Collapse in Multi-Task"))
     assert "This paper studies neural collapse in multi-task learning" in line.text
@@ -320,3 +320,29 @@ def test_filters_that_match_no_paper_say_so(answerer_with):
     assert answer.text == (
         "No indexed paper matches the filters (author 'Nobody Atall'); widen or clear them."
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "papers"),
+    [
+        (
+            "Which work shows that randomizing how long you simulate momentum-type physical "
+            "dynamics before resetting the velocity gives accelerated rates?",
+            1,
+        ),
+        (
+            "How does randomizing how long you simulate momentum-type physical dynamics before "
+            "resetting the velocity give accelerated rates?",
+            2,
+        ),
+    ],
+)
+def test_the_extractive_answer_to_which_paper_cites_one_paper(
+    seed_index, retriever, question, papers
+):
+    answerer = Answerer(
+        seed_index.model_copy(update={"llm_backend": "extractive"}), retriever=retriever
+    )
+    _, answer = run(answerer, question)
+    assert len(answer.citations) == papers
+    assert answer.citations[0].title.startswith("Hamiltonian Descent Algorithms for Optimization")
