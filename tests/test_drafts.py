@@ -170,3 +170,22 @@ def test_numbers_are_compared_as_numbers():
         "4.01",
     }
     assert quantities("one shared latent code") == set()
+
+
+@pytest.mark.parametrize(
+    ("question", "listed"),
+    [
+        ("Which papers study continual learning?", True),
+        ("papers on spectral bias of neural networks?", True),
+        ("Any works about continual learning?", True),
+        ("I'm looking for papers that use optimal transport.", True),
+        ("Which of those use a replay buffer?", True),
+        ("Which paper studies neural collapse?", False),
+        ("How does this work handle label noise?", False),
+        ("What does AnaCP propose?", False),
+    ],
+)
+def test_questions_asking_for_papers_get_a_list(question, listed):
+    from rag.answer.listing import is_list_question
+
+    assert is_list_question(question) is listed

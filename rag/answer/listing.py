@@ -17,7 +17,10 @@ LIST_QUESTION = re.compile(
     r"^\s*(which|what|list|name|are there|do any|find|show)\b[^?]{0,40}?"
     r"\b(papers|articles|publications|abstracts)\b"
     r"|\bwhich (ones|of (those|these|them|the papers))\b"
-    r"|^\s*list\b",
+    r"|^\s*list\b"
+    # "papers on X?", "any works about X", "I'm looking for papers that ..."
+    r"|^\s*(any |some |other )?(papers|works|articles|publications)\b"
+    r"|\b(looking for|recommend|suggest|need|want)\b[^?]{0,20}?\b(papers|works|articles)\b",
     re.IGNORECASE,
 )
 # Chosen on the dev set's multi-paper questions (eval/questions.jsonl; held-out never used): a
