@@ -59,11 +59,21 @@ def evidence_sentences(paper) -> list[str]:
     return [metadata_sentence(paper), *split_sentences(paper.abstract)]
 
 
-# "Which paper shows X?", "Is there a work on X?", "And which one ...?": one paper is the answer.
+# "Which paper shows X?", "Is there a work on X?", "Which papers ...": the answer is papers; with
+# the noun singular, one paper.
+PAPERS = re.compile(
+    r"\b(which|what|is there|are there|any)\b[^?]{0,40}?\b(papers?|works?|ones?|articles?)\b",
+    re.IGNORECASE,
+)
 ONE_PAPER = re.compile(
     r"\b(which|what|is there|any|has anyone)\b[^?]{0,40}?\b(paper|work|study|article|one)\b(?![-\w])",
     re.IGNORECASE,
 )
+
+
+def asks_for_papers(question: str) -> bool:
+    """Whether the answer the question asks for is one or more papers ("Which paper ...")."""
+    return bool(PAPERS.search(question))
 
 
 def asks_for_one_paper(question: str) -> bool:

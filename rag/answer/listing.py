@@ -9,7 +9,7 @@ import numpy as np
 
 from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE
 from rag.models import AnswerSentence, Source
-from rag.sentences import metadata_sentence, split_sentences, stems, title_pattern
+from rag.sentences import asks_for_papers, metadata_sentence, split_sentences, stems, title_pattern
 from rag.text import defang
 
 # Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
@@ -84,11 +84,6 @@ def relevant_papers(sources: list[Source], question: str, embedder) -> list[tupl
 
 # What a sentence that only names a paper says around its title: "It is titled X", "Title: X".
 NAMING = {"yes", "titl", "call", "name", "entitl", "answer", "question", "relev", "sourc"}
-# "Which paper shows X?" / "Is there a work on X?": the answer is a paper.
-ASKS_FOR_A_PAPER = re.compile(
-    r"\b(which|what|is there|are there|any)\b[^?]{0,40}?\b(papers?|works?|ones?|articles?)\b",
-    re.IGNORECASE,
-)
 
 
 def identified(sentence: AnswerSentence, sources: list[Source], question: str) -> list[int]:
@@ -107,7 +102,7 @@ def identified(sentence: AnswerSentence, sources: list[Source], question: str) -
     claimed = stems(text) - NAMING
     if named and not claimed:
         return sentence.citations
-    if not (sentence.citations and ASKS_FOR_A_PAPER.search(question)) or claimed - stems(question):
+    if not (sentence.citations and asks_for_papers(question)) or claimed - stems(question):
         return []
     best = max(range(len(sources)), key=lambda n: sources[n].relevance)
     top, cited = sources[best].relevance, [sources[n - 1].relevance for n in sentence.citations]

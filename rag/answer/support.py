@@ -179,25 +179,19 @@ def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
 
 
 NUMBER = re.compile(r"\d+(?:[,'’]\d{3})*(?:\.\d+)?")
-NUMBER_WORDS = {
-    word: n
-    for n, word in enumerate(
-        [
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ],
-        start=2,
-    )
-}
+NUMBER_WORDS = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
 MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
 
 
@@ -206,7 +200,7 @@ def quantities(text: str) -> set[str]:
     too often not a number to count)."""
     words = re.sub(
         r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
-        lambda m: str(NUMBER_WORDS[m.group(1).lower()]),
+        lambda m: str(NUMBER_WORDS.index(m.group(1).lower()) + 2),
         text,
         flags=re.IGNORECASE,
     )
