@@ -42,6 +42,16 @@ class Paper(BaseModel):
     _line: int | None = PrivateAttr(None)  # where the record was read, for messages
 
 
+def chunk_id_for(paper_id: str, n: int) -> str:
+    """The id of a paper's nth chunk: `<paper_id>#<n>` (chunk 0 carries the whole abstract)."""
+    return f"{paper_id}#{n}"
+
+
+def paper_of(chunk_id: str) -> str:
+    """The id of the paper a chunk id belongs to."""
+    return chunk_id.rsplit("#", 1)[0]
+
+
 class Chunk(BaseModel):
     """A piece of one paper's abstract, sized to the embedder window; `text` is what is embedded."""
 
@@ -50,6 +60,11 @@ class Chunk(BaseModel):
     index: int
     text: str
     body_start: int = 0  # where the abstract text begins, after the title/area prefix
+
+    @property
+    def body(self) -> str:
+        """The chunk's piece of the abstract, without the title/area prefix."""
+        return self.text[self.body_start :]
 
 
 class Source(BaseModel):

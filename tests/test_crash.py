@@ -190,6 +190,7 @@ def test_search_between_an_interrupted_ingest_and_the_next_one(tmp_path, monkeyp
     was cut short): searches skip them instead of failing."""
     from rag.index import run_ingest
     from rag.index.store import ChromaStore
+    from rag.models import paper_of
     from rag.retrieve import Retriever
 
     records = synthetic_records(600, random.Random(SEED))
@@ -210,7 +211,7 @@ def test_search_between_an_interrupted_ingest_and_the_next_one(tmp_path, monkeyp
     new_paper = next(
         document
         for chunk_id, document, _ in retriever.store.rows()
-        if chunk_id.split("#")[0] not in retriever.catalog
+        if paper_of(chunk_id) not in retriever.catalog
     )
     try:
         assert retriever.search(new_paper, k=3, mode="dense")

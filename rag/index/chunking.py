@@ -1,7 +1,7 @@
 """Split abstracts into chunks that fit the embedder's window, each prefixed by the title."""
 
 from rag.index.embedder_base import Embedder
-from rag.models import Chunk, Paper
+from rag.models import Chunk, Paper, chunk_id_for
 
 MAX_TITLE_PIECES = 48  # a runaway title must not crowd out the abstract
 FORMAT_VERSION = 3  # bump when the chunk text format changes, so ingest re-embeds everything
@@ -32,7 +32,7 @@ class Chunker:
         return (clipped if clipped == title.strip() else clipped + " …") + "\n"
 
     def chunks(self, paper: Paper) -> list[Chunk]:
-        """The paper's chunks, ids `<paper_id>#<n>`, each text starting with the title (and the
+        """The paper's chunks (ids from `chunk_id_for`), each text starting with the title (and the
         area line, when known)."""
         prefix = self.title_prefix(paper.title)
         if paper.area:
@@ -40,7 +40,7 @@ class Chunker:
         bodies = self.splitter.split_text_metadata_aware(paper.abstract, metadata_str=prefix)
         return [
             Chunk(
-                chunk_id=f"{paper.paper_id}#{n}",
+                chunk_id=chunk_id_for(paper.paper_id, n),
                 paper_id=paper.paper_id,
                 index=n,
                 text=prefix + body,

@@ -6,7 +6,7 @@ from typing import Literal
 import numpy as np
 
 from rag.config import Settings
-from rag.models import Source
+from rag.models import Source, chunk_id_for, paper_of
 from rag.retrieve.metadata import Filters, MetadataIndex
 
 Mode = Literal["hybrid", "dense", "bm25"]
@@ -31,8 +31,8 @@ def reciprocal_rank_fusion(rankings: list[list[str]], k: int) -> dict[str, float
 def best_per_paper(hits: list[tuple[str, float]]) -> dict[str, tuple[str, float]]:
     """Chunk hits (chunk_id, score), best first, grouped into paper -> (best chunk, score)."""
     papers: dict[str, tuple[str, float]] = {}
-    for chunk_id, score in hits:
-        papers.setdefault(chunk_id.rsplit("#", 1)[0], (chunk_id, score))
+    for hit, score in hits:
+        papers.setdefault(paper_of(hit), (hit, score))
     return papers
 
 
@@ -49,7 +49,7 @@ class Retriever:
         self.lexical = BM25Index(settings.bm25_dir)
         self.catalog = {paper.paper_id: paper for paper in self.lexical.papers}
         self.embedder = embedder or embedder_from_settings(settings)
-        self.chunk_papers = np.array([c.rsplit("#", 1)[0] for c in self.lexical.chunk_ids])
+        self.chunk_papers = np.array([paper_of(c) for c in self.lexical.chunk_ids])
         self.metadata = MetadataIndex(self.lexical.papers, self.lexical.names)
 
     def search(
@@ -115,14 +115,14 @@ class Retriever:
 
     def source_for(self, paper_id: str) -> Source:
         """One paper as a source carrying its whole abstract (for summaries)."""
-        _, metadata = self.store.chunks([f"{paper_id}#0"])[f"{paper_id}#0"]
+        _, metadata = self.store.chunks([chunk_id_for(paper_id, 0)])[chunk_id_for(paper_id, 0)]
         paper = self.catalog[paper_id].model_copy(update={"abstract": metadata["abstract"]})
         return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0)
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
         return best_per_paper(  # papers outside the catalog: an ingest is running or was cut
-            [(cid, sim) for cid, sim, _ in hits if cid.rsplit("#", 1)[0] in self.catalog]
+            [(cid, sim) for cid, sim, _ in hits if paper_of(cid) in self.catalog]
         )
 
     def _bm25(self, query: str, depth: int, allowed: list[str] | None) -> dict:
@@ -134,9 +134,11 @@ class Retriever:
     ) -> list[Source]:
         """Sources for the top papers. A paper whose metadata the question names is fully
         relevant; otherwise relevance is the cosine of the question and its best chunk."""
-        best_chunk = {pid: (dense.get(pid) or lexical.get(pid) or (f"{pid}#0",))[0] for pid in top}
+        best_chunk = {
+            pid: (dense.get(pid) or lexical.get(pid) or (chunk_id_for(pid, 0),))[0] for pid in top
+        }
         stored = self.store.chunks(
-            list(dict.fromkeys([*best_chunk.values(), *(f"{pid}#0" for pid in top)]))
+            list(dict.fromkeys([*best_chunk.values(), *(chunk_id_for(pid, 0) for pid in top)]))
         )
         relevance = {pid: similarity for pid, (_, similarity) in dense.items()}
         relevance |= dict.fromkeys(mentioned, 1.0)
@@ -145,11 +147,11 @@ class Retriever:
             relevance[pid] = float(np.max(np.asarray(vectors) @ np.asarray(vector)))
         sources = []
         for pid in top:
-            if best_chunk[pid] not in stored or f"{pid}#0" not in stored:
+            if best_chunk[pid] not in stored or chunk_id_for(pid, 0) not in stored:
                 continue  # replaced by an ingest that is running now
             document, metadata = stored[best_chunk[pid]]
             paper = self.catalog[pid].model_copy(
-                update={"abstract": stored[f"{pid}#0"][1].get("abstract", "")}
+                update={"abstract": stored[chunk_id_for(pid, 0)][1].get("abstract", "")}
             )
             sources.append(
                 Source(
