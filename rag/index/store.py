@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from rag.config import Settings
 from rag.errors import StoreError
-from rag.models import Chunk, Paper, normalize_text
+from rag.models import Chunk, Paper, chunk_id_for, normalize_text
 
 PAGE = 5000
 LIST_FIELDS = ("authors",)
@@ -56,6 +56,17 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
     if chunk.index == 0:  # the whole abstract once per paper, for listing and support checks
         metadata["abstract"] = paper.abstract
     return metadata
+
+
+def chunk_from_row(chunk_id: str, document: str, metadata: dict) -> Chunk:
+    """A stored chunk (Chroma's id, document and metadata) as our model."""
+    return Chunk(
+        chunk_id=chunk_id,
+        paper_id=metadata["paper_id"],
+        index=metadata["chunk"],
+        text=document,
+        body_start=metadata.get("body_start", 0),
+    )
 
 
 def paper_from_metadata(metadata: dict) -> Paper:
@@ -222,29 +233,35 @@ class ChromaStore:
         return sorted(papers, key=lambda paper: paper.title.casefold())
 
     @server_call
-    def query(self, vector: list[float], n: int, paper_ids: list[str] | None = None) -> list:
-        """Nearest chunks as (chunk_id, cosine similarity, metadata), best first."""
+    def query(
+        self, vector: list[float], n: int, paper_ids: list[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Nearest chunks as (chunk_id, cosine similarity), best first."""
         n = min(n, self.count())
         if n == 0 or paper_ids == []:
             return []
         where = {"paper_id": {"$in": paper_ids}} if paper_ids is not None else None
         found = self.collection.query(
-            query_embeddings=[vector], n_results=n, where=where, include=["metadatas", "distances"]
+            query_embeddings=[vector], n_results=n, where=where, include=["distances"]
         )
         return [
-            (chunk_id, 1.0 - distance, metadata)
-            for chunk_id, distance, metadata in zip(
-                found["ids"][0], found["distances"][0], found["metadatas"][0]
-            )
+            (hit, 1.0 - distance) for hit, distance in zip(found["ids"][0], found["distances"][0])
         ]
 
     @server_call
-    def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict]]:
-        """Documents and metadata of the given chunks, by id."""
+    def chunks(self, ids: list[str]) -> dict[str, Chunk]:
+        """Those of the given chunks that are stored, by id."""
         found = self.collection.get(ids=ids, include=["documents", "metadatas"])
+        rows = zip(found["ids"], found["documents"], found["metadatas"])
+        return {row[0]: chunk_from_row(*row) for row in rows}
+
+    @server_call
+    def abstracts(self, paper_ids: list[str]) -> dict[str, str]:
+        """The whole abstract of those of the given papers that are stored, by paper id."""
+        ids = [chunk_id_for(paper_id, 0) for paper_id in paper_ids]  # chunk 0 keeps the abstract
+        found = self.collection.get(ids=ids, include=["metadatas"])
         return {
-            i: (doc, meta)
-            for i, doc, meta in zip(found["ids"], found["documents"], found["metadatas"])
+            metadata["paper_id"]: metadata.get("abstract", "") for metadata in found["metadatas"]
         }
 
     @server_call

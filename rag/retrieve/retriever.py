@@ -115,14 +115,14 @@ class Retriever:
 
     def source_for(self, paper_id: str) -> Source:
         """One paper as a source carrying its whole abstract (for summaries)."""
-        _, metadata = self.store.chunks([chunk_id_for(paper_id, 0)])[chunk_id_for(paper_id, 0)]
-        paper = self.catalog[paper_id].model_copy(update={"abstract": metadata["abstract"]})
+        abstract = self.store.abstracts([paper_id])[paper_id]
+        paper = self.catalog[paper_id].model_copy(update={"abstract": abstract})
         return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0)
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
         return best_per_paper(  # papers outside the catalog: an ingest is running or was cut
-            [(cid, sim) for cid, sim, _ in hits if paper_of(cid) in self.catalog]
+            [(hit, similarity) for hit, similarity in hits if paper_of(hit) in self.catalog]
         )
 
     def _bm25(self, query: str, depth: int, allowed: list[str] | None) -> dict:
@@ -137,9 +137,7 @@ class Retriever:
         best_chunk = {
             pid: (dense.get(pid) or lexical.get(pid) or (chunk_id_for(pid, 0),))[0] for pid in top
         }
-        stored = self.store.chunks(
-            list(dict.fromkeys([*best_chunk.values(), *(chunk_id_for(pid, 0) for pid in top)]))
-        )
+        chunks, abstracts = self.store.chunks(list(best_chunk.values())), self.store.abstracts(top)
         relevance = {pid: similarity for pid, (_, similarity) in dense.items()}
         relevance |= dict.fromkeys(mentioned, 1.0)
         missing = [pid for pid in top if pid not in relevance]
@@ -147,16 +145,13 @@ class Retriever:
             relevance[pid] = float(np.max(np.asarray(vectors) @ np.asarray(vector)))
         sources = []
         for pid in top:
-            if best_chunk[pid] not in stored or chunk_id_for(pid, 0) not in stored:
+            if best_chunk[pid] not in chunks or pid not in abstracts:
                 continue  # replaced by an ingest that is running now
-            document, metadata = stored[best_chunk[pid]]
-            paper = self.catalog[pid].model_copy(
-                update={"abstract": stored[chunk_id_for(pid, 0)][1].get("abstract", "")}
-            )
+            paper = self.catalog[pid].model_copy(update={"abstract": abstracts[pid]})
             sources.append(
                 Source(
                     paper=paper,
-                    passage=document[metadata.get("body_start", 0) :],
+                    passage=chunks[best_chunk[pid]].body,
                     score=scores[pid],
                     relevance=max(0.0, relevance.get(pid, 0.0)),
                 )
