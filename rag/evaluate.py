@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rag.errors import ConfigError
 from rag.models import Paper, title_key
+from rag.retrieve.catalog import Catalog
 
 RANK_CUTOFFS = (1, 5, 10)
 
@@ -124,7 +125,7 @@ def retrieval_query(question: Question) -> str:
 
 def evaluate_retrieval(retriever, questions: list[Question], modes: list[str]) -> dict:
     """Per mode: metrics overall and per kind, plus the suggested abstention threshold."""
-    gold = gold_paper_ids(questions, list(retriever.catalog.values()))
+    gold = gold_paper_ids(questions, retriever.catalog.papers())
     report = {}
     for mode in modes:
         rows, top_relevance = {}, {}
@@ -178,7 +179,7 @@ def retrieval_table(report: dict) -> str:
 # --- answer metrics (one row per question, then aggregated) ---
 
 
-def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]) -> dict:
+def answer_row(question: Question, answer, gold: set[str], catalog: Catalog) -> dict:
     """Everything measured on one answer: retrieval, citations vs gold, support, abstention."""
     shown = answer.sources or answer.suggestions
     retrieved = [s.paper.paper_id for s in shown]
@@ -196,7 +197,7 @@ def answer_row(question: Question, answer, gold: set[str], catalog_ids: set[str]
         "retrieved_titles": [s.paper.title for s in shown],
         "cited": cited,
         "cited_titles": [c.title for c in answer.citations],
-        "invalid_citations": sum(pid not in offered or pid not in catalog_ids for pid in cited),
+        "invalid_citations": sum(pid not in offered or pid not in catalog for pid in cited),
         "gold_cited": len(gold & set(cited)),
         "gold": len(gold),
         "sentences": len(answer.sentences),
@@ -272,7 +273,7 @@ def evaluate_answers(answerer, questions: list[Question], show_progress: bool = 
     from rag.models import Answer, Message
 
     catalog = answerer.retriever.catalog
-    gold = gold_paper_ids(questions, list(catalog.values()))
+    gold = gold_paper_ids(questions, catalog.papers())
     rows = []
     for question in tqdm(
         questions,
@@ -288,7 +289,7 @@ def evaluate_answers(answerer, questions: list[Question], show_progress: bool = 
         answer = next(
             e for e in answerer.ask(question.question, history=history) if isinstance(e, Answer)
         )
-        rows.append(answer_row(question, answer, gold[question.id], set(catalog)))
+        rows.append(answer_row(question, answer, gold[question.id], catalog))
     return rows
 
 

@@ -195,7 +195,7 @@ def test_long_author_lists_are_shortened_in_the_table_but_still_searched(
     fake_index, fake_retriever
 ):
     chat = chat_with(fake_index, fake_retriever)
-    paper = max(chat.retriever.catalog.values(), key=lambda p: len(p.authors))
+    paper = max(chat.retriever.catalog.papers(), key=lambda p: len(p.authors))
     assert len(paper.authors) > 3
     [row] = [r for r in chat.papers(paper.authors[-1]) if r[0] == paper.title]
     assert row[1] == ", ".join(paper.authors[:3]) + " et al."
@@ -334,7 +334,7 @@ def test_the_area_filter_says_how_many_papers_have_an_area(fake_index, fake_retr
     from ui.app import build
 
     chat = chat_with(fake_index, fake_retriever)
-    with_area = sum(1 for paper in chat.retriever.catalog.values() if paper.area)
+    with_area = sum(1 for paper in chat.retriever.catalog.papers() if paper.area)
     config = build(chat).get_config_file()
     [area] = [c["props"] for c in config["components"] if c["props"].get("label") == "Area"]
     assert area["info"].startswith(f"{with_area} of 58 papers have an area")

@@ -116,10 +116,10 @@ class Chat:
         ]
 
     def areas(self) -> list[str]:
-        return sorted({p.area for p in self.retriever.catalog.values() if p.area})
+        return self.retriever.catalog.areas()
 
     def venues(self) -> list[str]:
-        return sorted({p.venue for p in self.retriever.catalog.values() if p.venue})
+        return self.retriever.catalog.venues()
 
     # --- chat tab ---
 
@@ -244,7 +244,7 @@ class Chat:
         self.reload_if_reindexed()
         words = (query or "").casefold().split()
         rows = []
-        for paper in sorted(self.retriever.catalog.values(), key=lambda p: p.title.casefold()):
+        for paper in sorted(self.retriever.catalog.papers(), key=lambda p: p.title.casefold()):
             fields = [paper.title, ", ".join(paper.authors), paper.area or "", paper.venue or ""]
             if all(word in " ".join(fields).casefold() for word in words):
                 rows.append(fields[:1] + [export.authors_line(paper.authors)] + fields[2:])
@@ -396,7 +396,7 @@ def build(chat: Chat) -> gr.Blocks:
     queued = {"concurrency_id": "answers", "concurrency_limit": limit}
     quick = {"queue": False, "api_visibility": "undocumented"}
     names = list(chat.backends)
-    catalog = list(chat.retriever.catalog.values())
+    catalog = chat.retriever.catalog
     with gr.Blocks(title="Paper QA") as demo:
         gr.Markdown(
             f"## Ask the papers\n{len(catalog)} papers indexed. Every claim is "
@@ -455,7 +455,7 @@ def build(chat: Chat) -> gr.Blocks:
                 k = gr.Slider(1, 10, value=chat.settings.top_k, step=1, label="Sources")
                 with gr.Row():
                     author = gr.Textbox(label="Author contains")
-                    with_area = sum(1 for p in catalog if p.area)
+                    with_area = sum(1 for p in catalog.papers() if p.area)
                     area = gr.Dropdown(
                         ["", *chat.areas()],
                         value="",
@@ -480,7 +480,9 @@ def build(chat: Chat) -> gr.Blocks:
             )
             with gr.Row():
                 paper = gr.Dropdown(
-                    sorted(p.title for p in catalog), label="Paper", allow_custom_value=True
+                    sorted(p.title for p in catalog.papers()),
+                    label="Paper",
+                    allow_custom_value=True,
                 )
                 summarize = gr.Button("Cited summary", variant="primary")
             with gr.Row():

@@ -261,7 +261,7 @@ class Answerer:
 
     def _scope(self, question: str, history: list[Message], named: set[str]) -> set[str] | None:
         """The papers a follow-up refers back to, unless the question names other papers."""
-        scope = scope_of_follow_up(question, history, self.retriever.catalog.values())
+        scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
         if scope and not named - scope:
             return scope
         return None

@@ -7,6 +7,7 @@ import numpy as np
 
 from rag.config import Settings
 from rag.models import Source, chunk_id_for, paper_of
+from rag.retrieve.catalog import Catalog
 from rag.retrieve.metadata import Filters, MetadataIndex
 
 Mode = Literal["hybrid", "dense", "bm25"]
@@ -47,7 +48,7 @@ class Retriever:
         self.settings = settings
         self.store = open_store(settings)
         self.lexical = BM25Index(settings.bm25_dir)
-        self.catalog = {paper.paper_id: paper for paper in self.lexical.papers}
+        self.catalog = Catalog(self.lexical.papers)
         self.embedder = embedder or embedder_from_settings(settings)
         self.chunk_papers = np.array([paper_of(c) for c in self.lexical.chunk_ids])
         self.metadata = MetadataIndex(self.lexical.papers, self.lexical.names)
@@ -62,7 +63,7 @@ class Retriever:
             raise ConfigError(f"Unknown retrieval mode '{mode}'; choose one of {', '.join(MODES)}.")
         allowed = None
         if filters and filters.active():
-            allowed = [pid for pid, paper in self.catalog.items() if filters.allows(paper)]
+            allowed = [p.paper_id for p in self.catalog.papers() if filters.allows(p)]
             if not allowed:
                 return []
         depth = max(50, 10 * k)
@@ -101,22 +102,12 @@ class Retriever:
 
     def find_title(self, text: str) -> str | None:
         """The id of the paper whose title `text` is (ignoring case and punctuation), if any."""
-        from difflib import SequenceMatcher
-
-        from rag.models import title_key
-
-        wanted = title_key(text)
-        best, best_ratio = None, 0.0
-        for pid, paper in self.catalog.items():
-            ratio = SequenceMatcher(None, wanted, title_key(paper.title)).ratio()
-            if ratio > best_ratio:
-                best, best_ratio = pid, ratio
-        return best if best_ratio >= 0.9 else None
+        return self.catalog.find_title(text)
 
     def source_for(self, paper_id: str) -> Source:
         """One paper as a source carrying its whole abstract (for summaries)."""
         abstract = self.store.abstracts([paper_id])[paper_id]
-        paper = self.catalog[paper_id].model_copy(update={"abstract": abstract})
+        paper = self.catalog.get(paper_id).model_copy(update={"abstract": abstract})
         return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0)
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
@@ -147,7 +138,7 @@ class Retriever:
         for pid in top:
             if best_chunk[pid] not in chunks or pid not in abstracts:
                 continue  # replaced by an ingest that is running now
-            paper = self.catalog[pid].model_copy(update={"abstract": abstracts[pid]})
+            paper = self.catalog.get(pid).model_copy(update={"abstract": abstracts[pid]})
             sources.append(
                 Source(
                     paper=paper,
