@@ -27,7 +27,7 @@ def select(sources: list[Source]) -> list[Source]:
 
 def focus(sources: list[Source], question: str, embedder, words: int) -> list[Source]:
     """Copies of the sources whose passage is the best-matching abstract sentences."""
-    per_source = [split_sentences(s.paper.abstract or s.passage) for s in sources]
+    per_source = [split_sentences(s.paper.abstract) for s in sources]
     flat = [sentence for sentences in per_source for sentence in sentences]
     if not flat:
         return sources

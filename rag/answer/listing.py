@@ -44,7 +44,7 @@ def is_list_question(question: str) -> bool:
 def closest_sentences(sources: list[Source], question: str, embedder) -> list[tuple[float, str]]:
     """Each source's abstract sentence closest to the question, with its cosine ((-1, "") for a
     source without text)."""
-    per_source = [split_sentences(s.paper.abstract or s.passage) for s in sources]
+    per_source = [split_sentences(s.paper.abstract) for s in sources]
     flat = [sentence for sentences in per_source for sentence in sentences]
     if not flat:
         return [(-1.0, "")] * len(sources)

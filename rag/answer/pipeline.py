@@ -186,7 +186,7 @@ class Answerer:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
         target = check_question(target)
         draft = Draft(question=f"Summarize: {target}", backend=self.backend_name())
-        paper_id = self.retriever.find_title(target)
+        paper_id = self.retriever.catalog.find_title(target)
         if paper_id:
             sources = [self.retriever.source_for(paper_id)]
         else:

@@ -63,7 +63,7 @@ class SupportChecker:
         if not claims or not sources:
             return sentences, {}
         evidence = [
-            [metadata_sentence(s.paper), *split_sentences(s.paper.abstract or s.passage)]
+            [metadata_sentence(s.paper), *split_sentences(s.paper.abstract)]
             for s in sources
         ]
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
@@ -217,7 +217,7 @@ def unknown_quantities(sentence: str, cited: list[Source]) -> list[str]:
     """Numbers and formulas in the sentence that none of the cited papers states: a small model
     asked for a figure the abstract does not give ("How much memory does X need?") invents one.
     A sentence stating them is not supported, whatever its similarity."""
-    known = " ".join(f"{metadata_sentence(s.paper)} {s.paper.abstract or s.passage}" for s in cited)
+    known = " ".join(f"{metadata_sentence(s.paper)} {s.paper.abstract}" for s in cited)
     numbers = sorted(quantities(sentence) - quantities(known))
     formulas = [f for f in MATH.findall(sentence) if math_key(f) not in math_key(known)]
     return numbers + formulas
@@ -281,7 +281,7 @@ def names_paper(text: str, paper) -> bool:
 
 
 def _text(source: Source) -> str:
-    return f"{metadata_sentence(source.paper)} {source.paper.abstract or source.passage}"
+    return f"{metadata_sentence(source.paper)} {source.paper.abstract}"
 
 
 def attach_evidence(citations: list[Citation], evidence: dict[str, str]) -> None:

@@ -35,7 +35,7 @@ class ExtractiveBackend(LLMBackend):
         candidates = [
             (n, sentence)
             for n, source in enumerate(prompt.sources, start=1)
-            for sentence in split_sentences(source.paper.abstract or source.passage)
+            for sentence in split_sentences(source.paper.abstract)
         ]
         if not candidates:
             return []

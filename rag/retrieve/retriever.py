@@ -100,10 +100,6 @@ class Retriever:
         unknown = len(words - self.lexical.vocabulary) / len(words)
         return best + COVERAGE_WEIGHT * coverage - UNKNOWN_WEIGHT * unknown
 
-    def find_title(self, text: str) -> str | None:
-        """The id of the paper whose title `text` is (ignoring case and punctuation), if any."""
-        return self.catalog.find_title(text)
-
     def source_for(self, paper_id: str) -> Source:
         """One paper as a source carrying its whole abstract (for summaries)."""
         abstract = self.store.abstracts([paper_id])[paper_id]
