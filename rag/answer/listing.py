@@ -7,10 +7,9 @@ import re
 
 import numpy as np
 
-from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE
+from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE, list_line
 from rag.models import AnswerSentence, Source
 from rag.sentences import asks_for_papers, metadata_sentence, split_sentences, stems, title_pattern
-from rag.text import defang
 
 # Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
 LIST_QUESTION = re.compile(
@@ -129,11 +128,6 @@ def expand_names(
             for n in numbers
         ] or [sentence]
     return expanded
-
-
-def list_line(source: Source, sentence: str) -> str:
-    """A paper's line in a list: its title, then its sentence (without the final period)."""
-    return f"{source.paper.title}: {defang(sentence).rstrip('.')}"
 
 
 def list_answer(picks: list[tuple[Source, str]]) -> str:

@@ -18,6 +18,7 @@ from rag.sentences import (
     title_name,
     title_pattern,
 )
+from rag.text import defang
 
 MIN_WORDS = 4  # "In summary:" needs no citation
 ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
@@ -63,8 +64,7 @@ class SupportChecker:
         if not claims or not sources:
             return sentences, {}
         evidence = [
-            [metadata_sentence(s.paper), *split_sentences(s.paper.abstract)]
-            for s in sources
+            [metadata_sentence(s.paper), *split_sentences(s.paper.abstract)] for s in sources
         ]
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
@@ -109,12 +109,21 @@ class SupportChecker:
                     sentence.text, sentence.citations = text, [better]
             if sentence.citations:
                 sentence.support = round(max(per_source[n - 1] for n in sentence.citations), 3)
+                cited = cited_of(sentence, sources)
                 sentence.supported = (
                     sentence.support >= self.threshold
                     and not misattributed
-                    and not unknown_names(sentence.text, cited := cited_of(sentence, sources))
-                    and not unknown_quantities(sentence.text, cited)
+                    and not unknown_names(sentence.text, cited)
                 )
+                if sentence.supported and unknown_quantities(sentence.text, cited):
+                    # Its paper says it, with other figures ("up to 50%" where it says 14%): the
+                    # paper's own sentence replaces it if that states figures, else it is withheld.
+                    number = max(sentence.citations, key=lambda n: per_source[n - 1])
+                    pick = self._evidence(similarity[row], owner == number - 1, metadata)
+                    sentence.supported = not metadata[pick] and states_figures(flat[pick])
+                    if sentence.supported:
+                        sentence.text = f"{list_line(sources[number - 1], flat[pick])}."
+                        sentence.citations = [number]
                 for n in sentence.citations:
                     pick = self._evidence(similarity[row], owner == n - 1, metadata)
                     if similarity[row][pick] > best_evidence.get(n, (-2.0, ""))[0]:
@@ -223,6 +232,10 @@ def unknown_quantities(sentence: str, cited: list[Source]) -> list[str]:
     return numbers + formulas
 
 
+def states_figures(text: str) -> bool:
+    return bool(quantities(text) or MATH.search(text))
+
+
 def cited_of(sentence: AnswerSentence, sources: list[Source]) -> list[Source]:
     return [sources[n - 1] for n in sentence.citations]
 
@@ -282,6 +295,11 @@ def names_paper(text: str, paper) -> bool:
 
 def _text(source: Source) -> str:
     return f"{metadata_sentence(source.paper)} {source.paper.abstract}"
+
+
+def list_line(source: Source, sentence: str) -> str:
+    """A paper's line in a list: its title, then its sentence (without the final period)."""
+    return f"{source.paper.title}: {defang(sentence).rstrip('.')}"
 
 
 def attach_evidence(citations: list[Citation], evidence: dict[str, str]) -> None:
