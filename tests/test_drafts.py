@@ -143,6 +143,13 @@ def test_a_restated_question_identifies_the_paper_the_which_paper_question_descr
             "4.01",
         ),
         (
+            "SAFA-SNN, a sparsity-aware spiking neural network for few-shot class-incremental "
+            "learning on devices, beats the baselines by 7.5% [1].",
+            "By how much does SAFA-SNN beat the baselines?",
+            "7.5",
+            "4.01",
+        ),
+        (
             (
                 "ARADMM establishes an optimal iteration complexity of order "
                 "$\\mathcal{O}(\\sqrt{n})$ for finding an approximate KKT point [1]."

@@ -69,6 +69,7 @@ class SupportChecker:
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
         metadata = np.concatenate([[True] + [False] * (len(e) - 1) for e in evidence])
+        figures = ~metadata & np.array([states_figures(sentence) for sentence in flat])
         # A claim is compared with abstract sentences without the titles it names (a title
         # makes any sentence resemble its paper), and with a paper's metadata line as written,
         # but only when it speaks of that paper's authors, venue or area.
@@ -117,10 +118,11 @@ class SupportChecker:
                 )
                 if sentence.supported and unknown_quantities(sentence.text, cited):
                     # Its paper says it, with other figures ("up to 50%" where it says 14%): the
-                    # paper's own sentence replaces it if that states figures, else it is withheld.
+                    # paper's closest sentence stating figures replaces it, or it is withheld.
                     number = max(sentence.citations, key=lambda n: per_source[n - 1])
-                    pick = self._evidence(similarity[row], owner == number - 1, metadata)
-                    sentence.supported = not metadata[pick] and states_figures(flat[pick])
+                    own = np.where((owner == number - 1) & figures, similarity[row], -2.0)
+                    pick = int(np.argmax(own))
+                    sentence.supported = bool(own[pick] >= self.threshold)
                     if sentence.supported:
                         sentence.text = f"{list_line(sources[number - 1], flat[pick])}."
                         sentence.citations = [number]
@@ -233,7 +235,8 @@ def unknown_quantities(sentence: str, cited: list[Source]) -> list[str]:
 
 
 def states_figures(text: str) -> bool:
-    return bool(quantities(text) or MATH.search(text))
+    """Whether the text gives a number or a formula (not just a symbol such as "$\\sigma$")."""
+    return bool(quantities(text)) or any(len(math_key(f)) > 3 for f in MATH.findall(text))
 
 
 def cited_of(sentence: AnswerSentence, sources: list[Source]) -> list[Source]:
