@@ -39,18 +39,21 @@ def test_a_sentence_with_a_claim_of_its_own_is_checked_as_written(ask):
 class Misattributing(FakeBackend):
     """Writes a claim of Bisecle's abstract and cites another paper for it."""
 
-    def __init__(self, opening: str):
+    def __init__(self, opening: str, cited: str = "SPICED"):
         super().__init__()
-        self.opening = opening
+        self.opening, self.cited = opening, cited
 
     def stream(self, prompt):
         number = {s.paper.title.split(":")[0]: n for n, s in enumerate(prompt.sources, 1)}
         bisecle = next(s.paper for s in prompt.sources if s.paper.title.startswith("Bisecle"))
         claim = next(x for x in bisecle.abstract.split(". ") if "hippocamp" in x.lower())
-        yield f"{self.opening}{claim} [{number['SPICED']}]."
+        yield f"{self.opening}{claim} [{number[self.cited]}]."
 
 
-@pytest.mark.parametrize("opening", ["", "SPICED: ", "In SPICED, "])
+SPICED = "SPICED: A Synaptic Homeostasis-Inspired Framework for Unsupervised Continual EEG Decoding"
+
+
+@pytest.mark.parametrize("opening", ["", "SPICED: ", "In SPICED, ", f"{SPICED} shows that "])
 def test_a_claim_cited_to_the_wrong_paper_is_given_to_the_paper_that_makes_it(
     seed_index, retriever, opening
 ):
@@ -59,8 +62,23 @@ def test_a_claim_cited_to_the_wrong_paper_is_given_to_the_paper_that_makes_it(
     answer = list(answerer.ask(question))[-1]
     assert [c.title for c in answer.citations] == [BISECLE] and answer.sentences[0].supported
     assert "SPICED" not in answer.text and answer.text.startswith(
-        opening.replace("SPICED", "Bisecle")
+        opening.replace(SPICED, BISECLE).replace("SPICED", "Bisecle")
     )
+
+
+HEBBIAN = (
+    "Rethinking Hebbian Principle: Low-Dimensional Structural Projection for Unsupervised Learning"
+)
+
+
+def test_a_claim_naming_an_unrelated_paper_is_renamed_to_the_paper_that_makes_it(
+    seed_index, retriever
+):
+    question = "How do continual learning methods inspired by the brain avoid forgetting?"
+    backend = Misattributing(f"{HEBBIAN} shows that ", cited="Rethinking Hebbian Principle")
+    answer = list(Answerer(seed_index, retriever=retriever, backend=backend).ask(question))[-1]
+    assert [c.title for c in answer.citations] == [BISECLE] and answer.sentences[0].supported
+    assert answer.text.startswith(f"{BISECLE} shows that ") and "Hebbian" not in answer.text
 
 
 def test_a_claim_naming_two_papers_cited_to_the_wrong_one_is_flagged(seed_index, retriever):

@@ -101,8 +101,10 @@ class SupportChecker:
             ]
             misattributed = False
             if not any(per_source[n - 1] >= self.threshold for n in sentence.citations):
-                self._maybe_cite(sentence, per_source)
-            elif (better := self._better_source(sentence, per_source)) is not None:
+                better = self._clear_leader(per_source)
+            else:
+                better = self._better_source(sentence, per_source)
+            if better is not None:
                 text = renamed(sentence, sources, better)  # "A does X" where X is B's
                 if text is None:
                     misattributed = True
@@ -155,14 +157,15 @@ class SupportChecker:
             return best + 1
         return None
 
-    def _maybe_cite(self, sentence: AnswerSentence, per_source: list[float]) -> None:
-        """Cite (instead of an unsupporting citation) the one source that clearly supports
-        the sentence, if there is one."""
+    def _clear_leader(self, per_source: list[float]) -> int | None:
+        """The number of the one source that clearly supports the sentence (to cite instead of
+        an unsupporting citation), if there is one."""
         ranked = sorted(range(len(per_source)), key=lambda n: -per_source[n])
         best = per_source[ranked[0]]
         runner_up = per_source[ranked[1]] if len(ranked) > 1 else -1.0
         if best >= self.threshold + ADD_MARGIN and best - runner_up >= ADD_MARGIN:
-            sentence.citations = [ranked[0] + 1]
+            return ranked[0] + 1
+        return None
 
 
 CAPITALIZED = re.compile(r"[A-Z][\w'’-]*")
