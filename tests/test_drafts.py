@@ -211,6 +211,8 @@ def test_numbers_are_compared_as_numbers():
         "4.01",
     }
     assert quantities("one shared latent code") == set()
+    assert quantities("(1) a memory, (2) a gate and 3) a loss in O(1) time") == {"1"}
+    assert quantities("It has (i) three heads") == {"3"}
 
 
 @pytest.mark.parametrize(

@@ -209,13 +209,17 @@ NUMBER_WORDS = (
 MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
 
 
+# "(1) ... (2) ..." and "1) ... 2) ..." number the items of a list; "O(1)" is a figure.
+ENUMERATION = re.compile(r"(?<![\w(])\(\d{1,2}\)|(?<![\w.(])\d{1,2}\)(?=\s)")
+
+
 def quantities(text: str) -> set[str]:
     """The numbers a text states, digits or words ("three" is "3", "1,000" is "1000"; "one" is
-    too often not a number to count)."""
+    too often not a number to count; "(1)" numbering a list item is not a number)."""
     words = re.sub(
         r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
         lambda m: str(NUMBER_WORDS.index(m.group(1).lower()) + 2),
-        text,
+        ENUMERATION.sub(" ", text),
         flags=re.IGNORECASE,
     )
     return {re.sub(r"[,'’]", "", number) for number in NUMBER.findall(words)}
