@@ -346,3 +346,20 @@ def test_the_extractive_answer_to_which_paper_cites_one_paper(
     _, answer = run(answerer, question)
     assert len(answer.citations) == papers
     assert answer.citations[0].title.startswith("Hamiltonian Descent Algorithms for Optimization")
+
+
+def test_a_list_question_whose_condition_no_paper_meets_is_declined_saying_which(answerer_with):
+    fake = FakeBackend()
+    question = (
+        "Which papers study class-incremental continual learning for medical image segmentation?"
+    )
+    _, answer = run(answerer_with(backend=fake), question)
+    assert answer.abstained and fake.prompts == [] and not answer.citations
+    assert any("'medical image segmentation'" in notice for notice in answer.notices)
+    assert "AnaCP" in {title.split(":")[0] for title in (s.paper.title for s in answer.suggestions)}
+
+
+def test_a_list_question_lists_the_papers_that_meet_its_conditions(answerer_with):
+    question = "Which papers use spiking neural networks for few-shot class-incremental learning?"
+    _, answer = run(answerer_with(backend=FakeBackend()), question)
+    assert title_names(answer) == {"SAFA-SNN"}

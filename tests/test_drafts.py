@@ -232,3 +232,21 @@ def test_questions_asking_for_papers_get_a_list(question, listed):
     from rag.answer.listing import is_list_question
 
     assert is_list_question(question) is listed
+
+
+@pytest.mark.parametrize(
+    ("question", "conditions"),
+    [
+        (
+            "Which papers study continual learning for autonomous driving perception?",
+            ["study continual learning", "autonomous driving perception"],
+        ),
+        ("Which papers build on spiking neural networks?", ["spiking neural networks"]),
+        ("Which papers are about pruning?", []),
+        ("Which of those use a replay buffer?", ["Which of those use a replay buffer"]),
+    ],
+)
+def test_a_list_questions_conditions_are_its_parts_with_two_content_words(question, conditions):
+    from rag.answer.listing import facets
+
+    assert facets(question) == conditions

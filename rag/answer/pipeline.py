@@ -12,7 +12,13 @@ from rag.answer import citations as cite
 from rag.answer.context import focus, select
 from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
-from rag.answer.listing import expand_names, is_list_question, list_answer, relevant_papers
+from rag.answer.listing import (
+    expand_names,
+    facets,
+    is_list_question,
+    list_answer,
+    relevant_papers,
+)
 from rag.answer.prompts import answer_messages, is_cannot_answer, summary_messages
 from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
@@ -205,6 +211,11 @@ class Answerer:
     def _list(self, question: str, sources: list[Source], draft: Draft):
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
         picks = relevant_papers(sources, question, self.embedder)
+        if not picks:
+            conditions = ", ".join(f"'{part}'" for part in facets(question))
+            why = f"No retrieved paper meets all of: {conditions}." if conditions else ""
+            yield from shown(abstention(draft, sources, why=why))
+            return
         raw = list_answer(picks)
         yield raw
         draft = draft.model_copy(
