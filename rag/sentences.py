@@ -126,9 +126,14 @@ achieve achieves find finds paper's""".split()
 
 def stems(text: str) -> set[str]:
     """Stemmed content words (lowercase, without generic research verbs and stopwords)."""
+    return set(stem_list(text))
+
+
+def stem_list(text: str) -> list[str]:
+    """The stemmed content words of the text, in order."""
     import Stemmer
 
     words = [
         w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in GENERIC and len(w) > 2
     ]
-    return set(Stemmer.Stemmer("english").stemWords(words))
+    return Stemmer.Stemmer("english").stemWords(words)

@@ -154,6 +154,12 @@ def test_a_restated_question_identifies_the_paper_the_which_paper_question_descr
             "10",
             None,
         ),
+        (  # the abstract's sentences with figures give dataset counts, not a learning rate
+            "The learning rate used to train SAFA-SNN is 0.1 [1].",
+            "What learning rate is used to train SAFA-SNN?",
+            "0.1",
+            None,
+        ),
         (
             "SAFA-SNN outperforms the baselines by 7.5% at the last session on Mini-ImageNet [1].",
             "By how much does SAFA-SNN beat the baselines on Mini-ImageNet?",

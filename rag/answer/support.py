@@ -14,6 +14,7 @@ from rag.sentences import (
     GENERIC,
     metadata_sentence,
     split_sentences,
+    stem_list,
     stems,
     title_name,
     title_pattern,
@@ -118,11 +119,19 @@ class SupportChecker:
                     and not misattributed
                     and not unknown_names(sentence.text, cited)
                 )
-                if sentence.supported and unknown_quantities(sentence.text, cited):
+                if sentence.supported and (unknown := unknown_quantities(sentence.text, cited)):
                     # Its paper says it, with other figures ("up to 50%" where it says 14%): the
-                    # paper's closest sentence stating figures replaces it, or it is withheld.
+                    # paper's closest sentence stating figures of the same thing (it shares a
+                    # word next to them: "improvement") replaces it, or it is withheld (the
+                    # model invented "a learning rate of 0.1"; "three EEG datasets" is no answer).
                     number = max(sentence.citations, key=lambda n: per_source[n - 1])
-                    own = np.where((owner == number - 1) & figures, similarity[row], -2.0)
+                    context = figure_context(
+                        sentence.text, unknown, sources[number - 1].paper.title
+                    )
+                    measures = np.array([bool(context & stems(text)) for text in flat])
+                    own = np.where(
+                        (owner == number - 1) & figures & measures, similarity[row], -2.0
+                    )
                     pick = int(np.argmax(own))
                     sentence.supported = bool(own[pick] >= self.threshold)
                     if sentence.supported:
@@ -213,16 +222,45 @@ MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
 ENUMERATION = re.compile(r"(?<![\w(])\(\d{1,2}\)|(?<![\w.(])\d{1,2}\)(?=\s)")
 
 
-def quantities(text: str) -> set[str]:
-    """The numbers a text states, digits or words ("three" is "3", "1,000" is "1000"; "one" is
-    too often not a number to count; "(1)" numbering a list item is not a number)."""
-    words = re.sub(
+def in_digits(text: str) -> str:
+    """The text with number words as digits ("three" is "3") and list numbering removed."""
+    return re.sub(
         r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
         lambda m: str(NUMBER_WORDS.index(m.group(1).lower()) + 2),
         ENUMERATION.sub(" ", text),
         flags=re.IGNORECASE,
     )
-    return {re.sub(r"[,'’]", "", number) for number in NUMBER.findall(words)}
+
+
+def quantities(text: str) -> set[str]:
+    """The numbers a text states, digits or words ("three" is "3", "1,000" is "1000"; "one" is
+    too often not a number to count; "(1)" numbering a list item is not a number)."""
+    return {number_key(number) for number in NUMBER.findall(in_digits(text))}
+
+
+def number_key(number: str) -> str:
+    return re.sub(r"[,'’]", "", number)
+
+
+# What a figure measures: the CONTEXT_WORDS content words on each side of it, within
+# CONTEXT_CHARS, other than its paper's title words.
+CONTEXT_CHARS, CONTEXT_WORDS = 40, 2
+
+
+def figure_context(sentence: str, unknown: list[str], title: str) -> set[str]:
+    """The content words next to the sentence's unknown figures: what they measure ("learning
+    rate" in "a learning rate of 0.1", "iteration complexity" in "an iteration complexity of
+    $O(n^2)$"), not the paper's name ("SAFA-SNN is 0.1")."""
+    text, named = in_digits(sentence), stems(title)
+    spans = [m.span() for m in NUMBER.finditer(text) if number_key(m.group()) in unknown]
+    spans += [m.span() for m in MATH.finditer(text) if m.group() in unknown]
+    context: set[str] = set()
+    for start, end in spans:
+        before = stem_list(text[max(0, start - CONTEXT_CHARS) : start])
+        after = stem_list(text[end : end + CONTEXT_CHARS])
+        context |= set([w for w in before if w not in named][-CONTEXT_WORDS:])
+        context |= set([w for w in after if w not in named][:CONTEXT_WORDS])
+    return context
 
 
 def math_key(formula: str) -> str:
