@@ -81,6 +81,23 @@ def test_a_claim_naming_an_unrelated_paper_is_renamed_to_the_paper_that_makes_it
     assert answer.text.startswith(f"{BISECLE} shows that ") and "Hebbian" not in answer.text
 
 
+def test_a_restated_question_is_not_renamed_to_a_paper_that_lacks_its_terms(seed_index, retriever):
+    """The best paper is about federated learning, not privacy: the claim naming another paper
+    is not moved to it."""
+    question = "Is there a federated learning method with formal differential privacy guarantees?"
+    other = (
+        "Gradient-Variation Online Adaptivity for Accelerated Optimization with Hölder Smoothness"
+    )
+    answerer = Answerer(seed_index, retriever=retriever, backend=FakeBackend())
+    number = 1 + [s.paper.title for s in answerer.retriever.search(question, 5)].index(other)
+    answerer._backend = FakeBackend(
+        reply=f"{other} provides federated learning methods with formal differential privacy "
+        f"guarantees [{number}]."
+    )
+    answer = list(answerer.ask(question))[-1]
+    assert answer.abstained or not any(s.supported for s in answer.sentences)
+
+
 def test_a_claim_naming_two_papers_cited_to_the_wrong_one_is_flagged(seed_index, retriever):
     question = "How do continual learning methods inspired by the brain avoid forgetting?"
     backend = Misattributing("Unlike Bisecle, SPICED says: ")
