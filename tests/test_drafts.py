@@ -81,19 +81,30 @@ def test_a_claim_naming_an_unrelated_paper_is_renamed_to_the_paper_that_makes_it
     assert answer.text.startswith(f"{BISECLE} shows that ") and "Hebbian" not in answer.text
 
 
-def test_a_restated_question_is_not_renamed_to_a_paper_that_lacks_its_terms(seed_index, retriever):
-    """The best paper is about federated learning, not privacy: the claim naming another paper
-    is not moved to it."""
-    question = "Is there a federated learning method with formal differential privacy guarantees?"
-    other = (
-        "Gradient-Variation Online Adaptivity for Accelerated Optimization with Hölder Smoothness"
-    )
+OTHER = "Gradient-Variation Online Adaptivity for Accelerated Optimization with Hölder Smoothness"
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        (  # the best paper is about federated learning, not privacy
+            "Is there a federated learning method with formal differential privacy guarantees?",
+            "provides federated learning methods with formal differential privacy guarantees",
+        ),
+        (  # the best paper attacks graph networks; it never mentions over-smoothing
+            "Which paper prevents over-smoothing in deep graph neural networks?",
+            "prevents over-smoothing in deep graph neural networks",
+        ),
+    ],
+)
+def test_a_restated_question_is_not_renamed_to_a_paper_that_lacks_its_terms(
+    seed_index, retriever, question, claim
+):
+    """A claim restating the question about a paper that does not support it is not moved to
+    the best paper when that paper lacks any of the question's words the claim uses."""
     answerer = Answerer(seed_index, retriever=retriever, backend=FakeBackend())
-    number = 1 + [s.paper.title for s in answerer.retriever.search(question, 5)].index(other)
-    answerer._backend = FakeBackend(
-        reply=f"{other} provides federated learning methods with formal differential privacy "
-        f"guarantees [{number}]."
-    )
+    number = 1 + [s.paper.title for s in answerer.retriever.search(question, 5)].index(OTHER)
+    answerer._backend = FakeBackend(reply=f"{OTHER} {claim} [{number}].")
     answer = list(answerer.ask(question))[-1]
     assert answer.abstained or not any(s.supported for s in answer.sentences)
 

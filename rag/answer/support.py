@@ -107,12 +107,12 @@ class SupportChecker:
                 better = self._better_source(sentence, per_source)
             if better is not None:
                 text = renamed(sentence, sources, better)  # "A does X" where X is B's
-                # Renamed only when B's abstract uses the question's words the claim repeats:
-                # "A gives FL methods with formal privacy guarantees" is no claim of B's just
-                # because B is about FL.
+                # Renamed only when B's abstract uses every word of the question the claim
+                # repeats: "A gives FL methods with formal privacy guarantees" is no claim of
+                # B's just because B is about FL.
                 if text is None or (
                     text != sentence.text
-                    and not grounded(sentence.text, question, _text(sources[better - 1]))
+                    and ungrounded_terms(sentence.text, question, _text(sources[better - 1]))
                 ):
                     misattributed = True
                 else:
