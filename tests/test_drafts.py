@@ -281,6 +281,6 @@ def test_questions_asking_for_papers_get_a_list(question, listed):
     ],
 )
 def test_a_list_questions_conditions_are_its_parts_with_two_content_words(question, conditions):
-    from rag.answer.listing import facets
+    from rag.answer.listing import conditions_of
 
-    assert facets(question) == conditions
+    assert conditions_of(question) == conditions

@@ -35,17 +35,17 @@ MIN_SIMILARITY = 0.3
 # Each part of a list question ("continual learning" / "autonomous driving perception", split at
 # for, on, to, with, in, using, via, against) with two or more content words is a condition a
 # listed paper must meet: its title and abstract use half the part's words, or one of its
-# sentences is FACET_SIMILARITY close to the part. Chosen on the dev set: every gold paper of its
-# list questions meets every condition (lowest cosine 0.47 where the words differ), and the
+# sentences is CONDITION_SIMILARITY close to the part. Chosen on the dev set: every gold paper of
+# its list questions meets every condition (lowest cosine 0.47 where the words differ), and the
 # papers listed for 3 of its 5 unanswerable list questions ("... for autonomous driving", "...
 # to unsupervised domain adaptation") meet none or not all (cosines 0.18-0.38).
-FACET_SPLIT = re.compile(r"\b(?:for|on|to|with|in|using|via|against)\b|\?", re.IGNORECASE)
+CONDITION_SPLIT = re.compile(r"\b(?:for|on|to|with|in|using|via|against)\b|\?", re.IGNORECASE)
 LIST_FRAME = re.compile(
     r"^\s*(which|what|list|name|are there|do any|find|show|any|some)\b[^?]{0,40}?"
     r"\b(papers|articles|publications|works)\b",
     re.IGNORECASE,
 )
-FACET_SIMILARITY = 0.4
+CONDITION_SIMILARITY = 0.4
 
 
 def is_list_question(question: str) -> bool:
@@ -71,14 +71,14 @@ def closest_sentences(sources: list[Source], question: str, embedder) -> list[tu
     return closest
 
 
-def facets(question: str) -> list[str]:
+def conditions_of(question: str) -> list[str]:
     """The conditions a list question sets: its parts with two or more content words."""
-    parts = FACET_SPLIT.split(LIST_FRAME.sub(" ", question))
+    parts = CONDITION_SPLIT.split(LIST_FRAME.sub(" ", question))
     return [part.strip() for part in parts if len(stems(part)) >= 2]
 
 
 def meets(sources: list[Source], conditions: list[str], embedder) -> list[bool]:
-    """Per source, whether it meets every condition (see FACET_SIMILARITY)."""
+    """Per source, whether it meets every condition (see CONDITION_SIMILARITY)."""
     if not conditions:
         return [True] * len(sources)
     texts = [[metadata_sentence(s.paper), *split_sentences(s.paper.abstract)] for s in sources]
@@ -90,7 +90,7 @@ def meets(sources: list[Source], conditions: list[str], embedder) -> list[bool]:
         words = stems(" ".join(own))
         verdicts.append(
             all(
-                cosine >= FACET_SIMILARITY
+                cosine >= CONDITION_SIMILARITY
                 or 2 * len(stems(condition) & words) >= len(stems(condition))
                 for condition, cosine in zip(conditions, closest)
             )
@@ -101,10 +101,10 @@ def meets(sources: list[Source], conditions: list[str], embedder) -> list[bool]:
 def relevant_papers(sources: list[Source], question: str, embedder) -> list[tuple[Source, str]]:
     """The relevant sources, best first, each with its sentence closest to the question. When
     the question names papers (an author, a label, a method: relevance 1), exactly those;
-    otherwise only papers that meet each of its conditions (`facets`)."""
+    otherwise only papers that meet each of its conditions (`conditions_of`)."""
     wanted, scored = stems(question), []
     closest = closest_sentences(sources, question, embedder)
-    met = meets(sources, facets(question), embedder)
+    met = meets(sources, conditions_of(question), embedder)
     for source, (cosine, sentence), ok in zip(sources, closest, met):
         if not sentence or not (ok or source.relevance >= 1.0):
             continue

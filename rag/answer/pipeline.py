@@ -14,7 +14,7 @@ from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_qu
 from rag.answer.language import ENGLISH_ONLY, not_english
 from rag.answer.listing import (
     expand_names,
-    facets,
+    conditions_of,
     is_list_question,
     list_answer,
     relevant_papers,
@@ -212,7 +212,7 @@ class Answerer:
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
         picks = relevant_papers(sources, question, self.embedder)
         if not picks:
-            conditions = ", ".join(f"'{part}'" for part in facets(question))
+            conditions = ", ".join(f"'{part}'" for part in conditions_of(question))
             why = f"No retrieved paper meets all of: {conditions}." if conditions else ""
             yield from shown(abstention(draft, sources, why=why))
             return

@@ -70,7 +70,6 @@ class SupportChecker:
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
         metadata = np.concatenate([[True] + [False] * (len(e) - 1) for e in evidence])
-        figures = ~metadata & np.array([states_figures(sentence) for sentence in flat])
         # A claim is compared with abstract sentences without the titles it names (a title
         # makes any sentence resemble its paper), and with a paper's metadata line as written,
         # but only when it speaks of that paper's authors, venue or area.
@@ -134,12 +133,9 @@ class SupportChecker:
                     context = figure_context(
                         sentence.text, unknown, sources[number - 1].paper.title
                     )
-                    measures = np.array([bool(context & stems(text)) for text in flat])
-                    own = np.where(
-                        (owner == number - 1) & figures & measures, similarity[row], -2.0
-                    )
-                    pick = int(np.argmax(own))
-                    sentence.supported = bool(own[pick] >= self.threshold)
+                    own = np.flatnonzero((owner == number - 1) & ~metadata)
+                    pick = self._same_figures(context, own, flat, similarity[row])
+                    sentence.supported = pick is not None
                     if sentence.supported:
                         sentence.text = f"{list_line(sources[number - 1], flat[pick])}."
                         sentence.citations = [number]
@@ -158,6 +154,13 @@ class SupportChecker:
         if not (own & ~metadata).any() or similarity[abstract] < self.threshold <= similarity[line]:
             return line
         return abstract
+
+    def _same_figures(self, context: set[str], own, flat: list[str], similarity) -> int | None:
+        """The index of the closest of the paper's sentences (`own` indexes `flat`) that states
+        figures and uses a word of their `context`, when it is close enough to the claim."""
+        fitting = [i for i in own if states_figures(flat[i]) and context & stems(flat[i])]
+        best = max(fitting, key=lambda i: similarity[i], default=None)
+        return int(best) if best is not None and similarity[best] >= self.threshold else None
 
     def _better_source(self, sentence: AnswerSentence, per_source: list[float]) -> int | None:
         """The number of an uncited source that supports the sentence clearly better than the
@@ -245,6 +248,7 @@ def quantities(text: str) -> set[str]:
 
 
 def number_key(number: str) -> str:
+    """A number as compared: without thousands separators ("1,000" is "1000")."""
     return re.sub(r"[,'’]", "", number)
 
 
