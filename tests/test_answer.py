@@ -363,3 +363,43 @@ def test_a_list_question_lists_the_papers_that_meet_its_conditions(answerer_with
     question = "Which papers use spiking neural networks for few-shot class-incremental learning?"
     _, answer = run(answerer_with(backend=FakeBackend()), question)
     assert title_names(answer) == {"SAFA-SNN"}
+
+
+@pytest.mark.parametrize(
+    ("question", "stated"),
+    [
+        ("How large a speedup does TSENOR achieve over existing methods?", "100"),
+        ("How much GPU memory does AnaCP need compared with joint training?", None),
+        ("How many GPUs does AnaCP train on?", None),
+    ],
+)
+def test_the_extractive_answer_to_a_figure_question_states_one_from_the_named_paper(
+    seed_index, retriever, question, stated
+):
+    """Not the named paper's closest sentence without a figure, nor a figure of something else."""
+    answerer = Answerer(
+        seed_index.model_copy(update={"llm_backend": "extractive"}), retriever=retriever
+    )
+    _, answer = run(answerer, question)
+    if stated is None:
+        assert answer.abstained and not answer.citations
+    else:
+        assert stated in answer.text and len(answer.citations) == 1
+
+
+def test_an_uncited_sentence_naming_a_source_by_its_method_is_cited_to_it(answerer_with):
+    """The model cited a number that was no source; the sentence names FIRE, the one shown."""
+    reply = "For language modeling, FIRE trains a GPT-0.1B model on OpenWebText [4]."
+    _, answer = run(answerer_with(reply=reply), "Which language model does FIRE train?")
+    assert not answer.abstained and title_names(answer) == {"FIRE"}
+    assert answer.sentences[0].supported and answer.dropped_citations == 1
+
+
+def test_names_the_paper_uses_side_by_side_are_not_unknown_names(answerer_with):
+    """ "SAFA-SNN CIFAR-100 experiments" pairs two names the abstract uses; it invents no one."""
+    reply = (
+        "In SAFA-SNN CIFAR-100 experiments and Mini-ImageNet ones, SAFA-SNN outperforms the "
+        "baselines [1]."
+    )
+    _, answer = run(answerer_with(reply=reply), "How does SAFA-SNN perform on CIFAR-100?")
+    assert not answer.abstained and answer.sentences[0].supported

@@ -237,7 +237,7 @@ def test_a_number_the_abstract_states_is_supported(ask):
 
 
 def test_numbers_are_compared_as_numbers():
-    from rag.answer.support import quantities
+    from rag.figures import quantities
 
     assert quantities("three datasets, >1'000 checkpoints, 4.01% and 1,000 runs") == {
         "3",
@@ -284,3 +284,61 @@ def test_a_list_questions_conditions_are_its_parts_with_two_content_words(questi
     from rag.answer.listing import conditions_of
 
     assert conditions_of(question) == conditions
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("How many participants were recorded in the EEG datasets?", {"particip"}),
+        ("On how many EEG datasets was SPICED validated?", {"eeg", "dataset"}),
+        ("How many tasks?", {"task"}),
+        ("Which model does BIT use, and how many parameters does it have?", {"paramet"}),
+        ("At most, by how much does CaRe-BN improve performance?", set()),
+        ("What word error rate does the brain-to-text framework reach?", set()),
+        ("Up to what percentage do EUGens improve inference speed?", set()),
+        ("Which work shows how long to simulate the dynamics before resetting?", None),
+        ("What does AnaCP propose?", None),
+    ],
+)
+def test_a_question_asking_for_a_figure_says_what_it_counts(question, counted):
+    from rag.figures import asked_figure
+
+    assert asked_figure(question) == counted
+
+
+def test_a_figure_answers_how_many_only_next_to_what_is_counted():
+    from rag.figures import answers_figure
+
+    sentence = "Validated on three EEG datasets, SPICED shows its effectiveness."
+    assert answers_figure(sentence, {"dataset"}) and answers_figure(sentence, set())
+    assert not answers_figure(sentence, {"particip"})
+    assert not answers_figure("SPICED adapts to new subjects.", set())
+
+
+@pytest.mark.parametrize(
+    ("question", "answered"),
+    [
+        ("On how many EEG datasets was SPICED validated?", True),
+        ("How many participants were recorded in the EEG datasets used to validate SPICED?", False),
+        ("How much memory does SPICED need on device?", False),
+    ],
+)
+def test_a_question_asking_for_a_figure_is_answered_only_with_one(ask, question, answered):
+    """A supported sentence that states no figure of what is asked does not answer it."""
+    answer = ask(
+        f"{SPICED} was validated on three EEG datasets and shows its effectiveness [1].", question
+    )
+    assert answer.abstained is not answered
+    if not answered:
+        assert any("asks for a figure" in notice for notice in answer.notices)
+
+
+def test_a_figure_the_draft_leaves_out_comes_from_its_papers_sentence_stating_it(ask):
+    """The model named the paper but not the figure; the paper's sentence stating it answers."""
+    answer = ask(
+        "TSENOR's tensor-based implementation exploits GPU parallelism for a large speedup "
+        "over existing methods [1].",
+        "How large a speedup does TSENOR achieve over existing methods?",
+    )
+    assert not answer.abstained and "100× speedup" in answer.text
+    assert answer.citations[0].evidence and "100×" in answer.citations[0].evidence

@@ -20,11 +20,12 @@ from rag.answer.listing import (
     relevant_papers,
 )
 from rag.answer.prompts import answer_messages, is_cannot_answer, summary_messages
-from rag.answer.support import SupportChecker, attach_evidence
+from rag.answer.support import SupportChecker, attach_evidence, list_line
 from rag.config import Settings
 from rag.errors import RagError
+from rag.figures import answers_figure, asked_figure
 from rag.llm import LLMBackend, Prompt, load_backend
-from rag.models import Answer, Message, Source
+from rag.models import Answer, AnswerSentence, Message, Source
 from rag.retrieve import Filters, Retriever
 from rag.text import CANNOT_ANSWER
 
@@ -69,6 +70,7 @@ class Draft(BaseModel):
 WITHHELD = (
     "The draft answer was withheld: none of its sentences is supported by the abstract it cites."
 )
+NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
 
 
 def abstention(
@@ -260,6 +262,13 @@ class Answerer:
         sentences, evidence = self.support.check(sentences, sources, question)
         if not any(s.supported for s in sentences):
             return abstention(draft, sources, dropped=dropped, why=WITHHELD)
+        counted = asked_figure(question)
+        if counted is not None and not any(
+            s.supported and answers_figure(s.text, counted) for s in sentences
+        ):
+            sentences = self._stated_figure(sentences, sources, question, evidence)
+            if not sentences:
+                return abstention(draft, sources, dropped=dropped, why=NO_FIGURE)
         citations = cite.renumber(sentences, sources)
         attach_evidence(citations, evidence)
         return draft.answer(
@@ -269,6 +278,28 @@ class Answerer:
             sources=sources,
             dropped_citations=dropped,
         )
+
+    def _stated_figure(
+        self,
+        sentences: list[AnswerSentence],
+        sources: list[Source],
+        question: str,
+        evidence: dict[str, str],
+    ) -> list[AnswerSentence]:
+        """For a question asking for a figure that the answer does not state ("The largest
+        improvement is [1]."): the line of the sentence of the first supported paper that
+        states it, chosen as the extractive answer chooses; none when its abstract has none."""
+        from rag.llm.extractive import ExtractiveBackend
+
+        extractive = ExtractiveBackend(self.settings, self.embedder)
+        for number in dict.fromkeys(n for s in sentences if s.supported for n in s.citations):
+            source = sources[number - 1]
+            prompt = Prompt(messages=[], sources=[source], question=question)
+            for _, sentence in extractive.best_sentences(prompt)[:1]:
+                evidence[source.paper.paper_id] = sentence
+                line = f"{list_line(source, sentence)}."
+                return [AnswerSentence(text=line, citations=[number], supported=True, support=1.0)]
+        return []
 
     def _scope(self, question: str, history: list[Message], named: set[str]) -> set[str] | None:
         """The papers a follow-up refers back to, unless the question names other papers."""

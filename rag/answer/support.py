@@ -8,13 +8,13 @@ import re
 
 import numpy as np
 
+from rag.figures import MATH, figure_context, math_key, quantities, states_figures
 from rag.models import AnswerSentence, Citation, Source, normalize_text
 from rag.retrieve.metadata import words_key
 from rag.sentences import (
     GENERIC,
     metadata_sentence,
     split_sentences,
-    stem_list,
     stems,
     title_name,
     title_pattern,
@@ -192,9 +192,9 @@ RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of|the|for|in|on|a|de|van|von|[A-Z][\
 
 def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
     """Names in the sentence (runs of two or more capitalized words: people, titles, venues)
-    that none of the cited papers' metadata or abstracts contains: "Zorblax Quuxington
-    proposed ...", "Continual Learning: A Survey, IEEE Transactions ...". A sentence naming
-    them is not supported, whatever its similarity."""
+    that none of the cited papers' metadata or abstracts contains, with a word none of them
+    uses: "Zorblax Quuxington proposed ...", "Continual Learning: A Survey, IEEE Transactions
+    ...". A sentence naming them is not supported, whatever its similarity."""
     known = " ".join(words_key(f"{metadata_sentence(s.paper)} {s.paper.abstract}") for s in cited)
     unknown = []
     for run in RUN.findall(sentence):
@@ -205,78 +205,11 @@ def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
             words = words[:-1]
         if sum(bool(CAPITALIZED.fullmatch(w)) for w in words) >= 2:
             name = " ".join(words)
-            if f" {words_key(name)} " not in f" {known} ":  # whole words, any punctuation
+            if f" {words_key(name)} " not in f" {known} " and not set(
+                words_key(name).split()
+            ) <= set(known.split()):  # known names side by side: "RLAF-trained GNN policies"
                 unknown.append(name)
     return unknown
-
-
-NUMBER = re.compile(r"\d+(?:[,'’]\d{3})*(?:\.\d+)?")
-NUMBER_WORDS = (
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-)
-MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
-
-
-# "(1) ... (2) ..." and "1) ... 2) ..." number the items of a list; "O(1)" is a figure.
-ENUMERATION = re.compile(r"(?<![\w(])\(\d{1,2}\)|(?<![\w.(])\d{1,2}\)(?=\s)")
-
-
-def in_digits(text: str) -> str:
-    """The text with number words as digits ("three" is "3") and list numbering removed."""
-    return re.sub(
-        r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
-        lambda m: str(NUMBER_WORDS.index(m.group(1).lower()) + 2),
-        ENUMERATION.sub(" ", text),
-        flags=re.IGNORECASE,
-    )
-
-
-def quantities(text: str) -> set[str]:
-    """The numbers a text states, digits or words ("three" is "3", "1,000" is "1000"; "one" is
-    too often not a number to count; "(1)" numbering a list item is not a number)."""
-    return {number_key(number) for number in NUMBER.findall(in_digits(text))}
-
-
-def number_key(number: str) -> str:
-    """A number as compared: without thousands separators ("1,000" is "1000")."""
-    return re.sub(r"[,'’]", "", number)
-
-
-# What a figure measures: the CONTEXT_WORDS content words on each side of it, within
-# CONTEXT_CHARS, other than its paper's title words.
-CONTEXT_CHARS, CONTEXT_WORDS = 40, 2
-
-
-def figure_context(sentence: str, unknown: list[str], title: str) -> set[str]:
-    """The content words next to the sentence's unknown figures: what they measure ("learning
-    rate" in "a learning rate of 0.1", "iteration complexity" in "an iteration complexity of
-    $O(n^2)$"), not the paper's name ("SAFA-SNN is 0.1")."""
-    text, named = in_digits(sentence), stems(title)
-    spans = [m.span() for m in NUMBER.finditer(text) if number_key(m.group()) in unknown]
-    spans += [m.span() for m in MATH.finditer(text) if m.group() in unknown]
-    context: set[str] = set()
-    for start, end in spans:
-        before = stem_list(text[max(0, start - CONTEXT_CHARS) : start])
-        after = stem_list(text[end : end + CONTEXT_CHARS])
-        context |= set([w for w in before if w not in named][-CONTEXT_WORDS:])
-        context |= set([w for w in after if w not in named][:CONTEXT_WORDS])
-    return context
-
-
-def math_key(formula: str) -> str:
-    """A formula without its LaTeX commands, braces and spaces: "$\\mathcal{O}(\\sqrt{n})$" is
-    "O(n)"."""
-    return re.sub(r"\\[a-zA-Z]+|[{}\s$]|\\[()]", "", formula)
 
 
 def unknown_quantities(sentence: str, cited: list[Source]) -> list[str]:
@@ -287,11 +220,6 @@ def unknown_quantities(sentence: str, cited: list[Source]) -> list[str]:
     numbers = sorted(quantities(sentence) - quantities(known))
     formulas = [f for f in MATH.findall(sentence) if math_key(f) not in math_key(known)]
     return numbers + formulas
-
-
-def states_figures(text: str) -> bool:
-    """Whether the text gives a number or a formula (not just a symbol such as "$\\sigma$")."""
-    return bool(quantities(text)) or any(len(math_key(f)) > 3 for f in MATH.findall(text))
 
 
 def cited_of(sentence: AnswerSentence, sources: list[Source]) -> list[Source]:

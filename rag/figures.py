@@ -1,0 +1,126 @@
+"""Figures in text: the numbers and formulas a sentence states, list numbering aside, and the
+words next to them that say what they measure."""
+
+import re
+
+from rag.sentences import stem_list, stems
+
+NUMBER = re.compile(r"\d+(?:[,'’]\d{3})*(?:\.\d+)?")
+NUMBER_WORDS = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
+MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
+
+
+# "(1) ... (2) ..." and "1) ... 2) ..." number the items of a list; "O(1)" is a figure.
+ENUMERATION = re.compile(r"(?<![\w(])\(\d{1,2}\)|(?<![\w.(])\d{1,2}\)(?=\s)")
+
+
+def in_digits(text: str) -> str:
+    """The text with number words as digits ("three" is "3") and list numbering removed."""
+    return re.sub(
+        r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
+        lambda m: str(NUMBER_WORDS.index(m.group(1).lower()) + 2),
+        ENUMERATION.sub(" ", text),
+        flags=re.IGNORECASE,
+    )
+
+
+def quantities(text: str) -> set[str]:
+    """The numbers a text states, digits or words ("three" is "3", "1,000" is "1000"; "one" is
+    too often not a number to count; "(1)" numbering a list item is not a number)."""
+    return {number_key(number) for number in NUMBER.findall(in_digits(text))}
+
+
+def number_key(number: str) -> str:
+    """A number as compared: without thousands separators ("1,000" is "1000")."""
+    return re.sub(r"[,'’]", "", number)
+
+
+# What a figure measures: the CONTEXT_WORDS content words on each side of it, within
+# CONTEXT_CHARS, other than its paper's title words.
+CONTEXT_CHARS, CONTEXT_WORDS = 40, 2
+
+
+def figure_context(sentence: str, unknown: list[str], title: str) -> set[str]:
+    """The content words next to the sentence's unknown figures: what they measure ("learning
+    rate" in "a learning rate of 0.1", "iteration complexity" in "an iteration complexity of
+    $O(n^2)$"), not the paper's name ("SAFA-SNN is 0.1")."""
+    text, named = in_digits(sentence), stems(title)
+    spans = [m.span() for m in NUMBER.finditer(text) if number_key(m.group()) in unknown]
+    spans += [m.span() for m in MATH.finditer(text) if m.group() in unknown]
+    context: set[str] = set()
+    for start, end in spans:
+        before = stem_list(text[max(0, start - CONTEXT_CHARS) : start])
+        after = stem_list(text[end : end + CONTEXT_CHARS])
+        context |= set([w for w in before if w not in named][-CONTEXT_WORDS:])
+        context |= set([w for w in after if w not in named][:CONTEXT_WORDS])
+    return context
+
+
+def math_key(formula: str) -> str:
+    """A formula without its LaTeX commands, braces and spaces: "$\\mathcal{O}(\\sqrt{n})$" is
+    "O(n)"."""
+    return re.sub(r"\\[a-zA-Z]+|[{}\s$]|\\[()]", "", formula)
+
+
+def states_figures(text: str) -> bool:
+    """Whether the text gives a number or a formula (not just a symbol such as "$\\sigma$")."""
+    return bool(quantities(text)) or any(len(math_key(f)) > 3 for f in MATH.findall(text))
+
+
+# "How many runs ...?", "On average, by how much ...?", "What speedup ...?": the answer is a
+# figure (a question that only mentions one, "Which work shows how long ...", is not asking).
+ASKS_FOR_FIGURE = re.compile(
+    r"^(?:[^,?]{0,40},\s*)?(?:(?:on|in|for|across|at|to|from|with) )?"
+    r"(?:how (?:many|much|large|big|small|fast|long|often)|by how much|up to what|"
+    r"what (?:is |are |was )?(?:the )?(?:[\w-]+ ){0,3}?(?:speedup|accuracy|error rate|percentage|"
+    r"gain|improvement|reduction|perplexity|learning rate|number of|proportion))\b",
+    re.IGNORECASE,
+)
+ALSO_ASKS_FOR_FIGURE = re.compile(
+    r"(?:\band|,)\s+how (?:many|much)\b", re.IGNORECASE
+)  # "X, and how many Y?"
+# "How much faster ...?" and "How much does ...?" count nothing a figure must be next to; "How
+# much memory ...?" does.
+COMPARATIVES = (
+    "more|less|fewer|faster|slower|higher|lower|better|worse|larger|smaller|bigger|greater|"
+    "longer|shorter|cheaper|does|do|did|is|are|was|were|can|has|have"
+)
+COUNTED = re.compile(
+    r"\bhow (?:many|much) (?!(?:" + COMPARATIVES + r")\b)((?:[\w-]+ ){0,3}?[\w-]+?)"
+    r"(?:\s+(?:are|were|is|was|do|does|did|can|could|has|have|had|in|on|of|for|per|across|from|"
+    r"at|to|with|by)\b|\s*\?|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def asked_figure(question: str) -> set[str] | None:
+    """None when the question does not ask for a figure; otherwise what it counts, as stems
+    ("How many participants were recorded?" counts {"particip"}), empty when any figure can
+    answer it ("How much faster ...?")."""
+    if not (ASKS_FOR_FIGURE.search(question) or ALSO_ASKS_FOR_FIGURE.search(question)):
+        return None
+    counted = COUNTED.search(question)
+    return stems(counted.group(1)) if counted else set()
+
+
+def figure_words(text: str, title: str = "") -> set[str]:
+    """What the text's figures measure: the content words next to each of them."""
+    return figure_context(text, sorted(quantities(text)) + MATH.findall(text), title)
+
+
+def answers_figure(text: str, counted: set[str], title: str = "") -> bool:
+    """Whether the text states a figure, next to a word of what is `counted` when that is
+    given ("three EEG datasets" does not say how many participants)."""
+    return states_figures(text) and (not counted or bool(counted & figure_words(text, title)))
