@@ -342,3 +342,27 @@ def test_a_figure_the_draft_leaves_out_comes_from_its_papers_sentence_stating_it
     )
     assert not answer.abstained and "100× speedup" in answer.text
     assert answer.citations[0].evidence and "100×" in answer.citations[0].evidence
+
+
+class CopiesTheWeakest(FakeBackend):
+    """Answers with a true sentence of the least relevant paper shown, cited to it."""
+
+    def stream(self, prompt):
+        self.prompts.append(prompt)
+        number, weakest = min(enumerate(prompt.sources, 1), key=lambda pick: pick[1].relevance)
+        yield f"{weakest.paper.abstract.split('. ')[0]} [{number}]."
+
+
+def test_an_answer_from_a_clearly_weaker_paper_to_which_paper_is_the_leading_paper(
+    seed_index, retriever
+):
+    question = (
+        "Which paper shows what adaptive optimizers like Adam implicitly minimize near the "
+        "minimizer manifold, unlike SGD with label noise?"
+    )
+    fake = CopiesTheWeakest()
+    answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
+    shown = sorted(fake.prompts[-1].sources, key=lambda s: -s.relevance)
+    assert shown[0].relevance - shown[-1].relevance >= 0.1  # the draft cites a weaker paper
+    assert [c.title for c in answer.citations] == [shown[0].paper.title]
+    assert answer.citations[0].title.startswith("Adam Reduces a Unique Form of Sharpness")

@@ -9,7 +9,14 @@ import numpy as np
 
 from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE, list_line
 from rag.models import AnswerSentence, Source
-from rag.sentences import asks_for_papers, metadata_sentence, split_sentences, stems, title_pattern
+from rag.sentences import (
+    asks_for_one_paper,
+    asks_for_papers,
+    metadata_sentence,
+    split_sentences,
+    stems,
+    title_pattern,
+)
 
 # Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
 LIST_QUESTION = re.compile(
@@ -147,13 +154,45 @@ def identified(sentence: AnswerSentence, sources: list[Source], question: str) -
         return sentence.citations
     if not (sentence.citations and asks_for_papers(question)) or claimed - stems(question):
         return []
-    best = max(range(len(sources)), key=lambda n: sources[n].relevance)
-    top, cited = sources[best].relevance, [sources[n - 1].relevance for n in sentence.citations]
-    if min(cited) >= max(PARAPHRASE_RELEVANCE, top - ADD_MARGIN):
+    top = max(source.relevance for source in sources)
+    if min(sources[n - 1].relevance for n in sentence.citations) >= max(
+        PARAPHRASE_RELEVANCE, top - ADD_MARGIN
+    ):
         return sentence.citations
-    if top >= PARAPHRASE_RELEVANCE and top - max(cited) >= ADD_MARGIN:
-        return [best + 1]
-    return []
+    leader = clear_leader(sources, sentence.citations)
+    return [leader] if leader else []
+
+
+def clear_leader(sources: list[Source], cited: list[int]) -> int | None:
+    """The number of the most relevant source when it clearly leads the cited ones."""
+    best = max(range(len(sources)), key=lambda n: sources[n].relevance)
+    top = sources[best].relevance
+    if (
+        top >= PARAPHRASE_RELEVANCE
+        and top - max(sources[n - 1].relevance for n in cited) >= ADD_MARGIN
+    ):
+        return best + 1
+    return None
+
+
+def answered_elsewhere(
+    sentences: list[AnswerSentence], sources: list[Source], question: str
+) -> int | None:
+    """To a question asking for one paper, a draft whose supported sentences all cite papers
+    the most relevant source clearly leads answered from the wrong paper (true sentences of a
+    weaker paper, copied): the number of the leader, which is the answer."""
+    cited = sorted({n for s in sentences if s.supported for n in s.citations})
+    if not cited or not asks_for_one_paper(question):
+        return None
+    return clear_leader(sources, cited)
+
+
+def paper_line(source: Source, sentence: str, number: int) -> AnswerSentence:
+    """A paper's own sentence as a line of the answer, cited to it (supported: it is the
+    abstract's)."""
+    return AnswerSentence(
+        text=f"{list_line(source, sentence)}.", citations=[number], support=1.0, supported=True
+    )
 
 
 def expand_names(

@@ -13,14 +13,17 @@ from rag.answer.context import focus, select
 from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
 from rag.answer.listing import (
+    answered_elsewhere,
+    closest_sentences,
     expand_names,
     conditions_of,
     is_list_question,
     list_answer,
+    paper_line,
     relevant_papers,
 )
 from rag.answer.prompts import answer_messages, is_cannot_answer, summary_messages
-from rag.answer.support import SupportChecker, attach_evidence, list_line
+from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
 from rag.errors import RagError
 from rag.figures import answers_figure, asked_figure
@@ -262,6 +265,10 @@ class Answerer:
         sentences, evidence = self.support.check(sentences, sources, question)
         if not any(s.supported for s in sentences):
             return abstention(draft, sources, dropped=dropped, why=WITHHELD)
+        if leader := answered_elsewhere(sentences, sources, question):
+            ((_, sentence),) = closest_sentences([sources[leader - 1]], question, self.embedder)
+            sentences = [paper_line(sources[leader - 1], sentence, leader)]
+            evidence = {sources[leader - 1].paper.paper_id: sentence}
         counted = asked_figure(question)
         if counted is not None and not any(
             s.supported and answers_figure(s.text, counted) for s in sentences
@@ -297,8 +304,7 @@ class Answerer:
             prompt = Prompt(messages=[], sources=[source], question=question)
             for _, sentence in extractive.best_sentences(prompt)[:1]:
                 evidence[source.paper.paper_id] = sentence
-                line = f"{list_line(source, sentence)}."
-                return [AnswerSentence(text=line, citations=[number], supported=True, support=1.0)]
+                return [paper_line(source, sentence, number)]
         return []
 
     def _scope(self, question: str, history: list[Message], named: set[str]) -> set[str] | None:
