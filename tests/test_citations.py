@@ -99,3 +99,25 @@ def test_repeated_sentences_and_clauses_are_said_once():
         "AnaCP adapts features, without gradient updates [1][2]. "
         "FIRE balances stability and plasticity [2]."
     )
+
+
+def test_choosing_among_papers_after_an_answer_that_named_one_goes_back_to_the_list():
+    """ "Which of those is about X?" named one; "And which one does Y?" chooses from the list."""
+    from rag.answer.conversation import scope_of_follow_up
+    from rag.models import Message
+
+    papers = [s.paper for s in SOURCES]
+    history = [
+        Message(role="user", content="Which papers are about learning?"),
+        Message(
+            role="assistant", content="Alpha Networks For Graphs and Beta Optimizers Revisited."
+        ),
+        Message(role="user", content="Which of those is about graphs?"),
+        Message(role="assistant", content="Alpha Networks For Graphs, on graphs."),
+    ]
+    both = {"alpha-networks-for-graphs", "beta-optimizers-revisited"}
+    assert scope_of_follow_up("And which one is about optimizers?", history, papers) == both
+    assert scope_of_follow_up("What datasets does it use?", history, papers) == {
+        "alpha-networks-for-graphs"
+    }
+    assert scope_of_follow_up("Which papers use graphs?", history, papers) is None

@@ -50,14 +50,24 @@ def continues(question: str) -> bool:
     )
 
 
+# "Which one ...", "which of those ...": a choice among several papers.
+CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
+
+
 def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str] | None:
     """When a follow-up refers back ("which of those ..."), the papers the previous answer
-    named by title; None when it does not refer back or named none."""
+    named by title; None when it does not refer back or named none. A follow-up choosing
+    among papers ("And which one ...?") after an answer that named one chooses among the
+    papers of the latest answer that named several."""
     answers = [m.content for m in history if m.role == "assistant"]
     if not answers or not REFERS_BACK.search(question):
         return None
-    previous = normalize_text(answers[-1])
-    named = {
-        p.paper_id for p in papers if len(p.title) >= 12 and normalize_text(p.title) in previous
-    }
-    return named or None
+    titles = [(p.paper_id, normalize_text(p.title)) for p in papers if len(p.title) >= 12]
+    scopes = (
+        {pid for pid, title in titles if title in normalize_text(text)}
+        for text in reversed(answers)
+    )
+    latest = next(scopes)
+    if CHOOSES.search(question) and len(latest) == 1:
+        return next((scope for scope in scopes if len(scope) > 1), latest)
+    return latest or None
