@@ -111,6 +111,16 @@ def name_tokens(text: str) -> set[str]:
     }
 
 
+# "We propose Warm-Stagger, ...": a hyphenated compound of capitalized words inside a sentence of
+# an abstract is a name the paper coined (in a title every word is capitalized: "Few-Shot").
+COINED = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z0-9]+(?:-[A-Z][A-Za-z0-9]*)+\b")
+
+
+def coined_names(abstract: str) -> set[str]:
+    """Capitalized hyphenated compounds used inside the abstract's sentences: 'Warm-Stagger'."""
+    return set(COINED.findall(abstract))
+
+
 # Words that say nothing about a paper's content: stopwords and generic research verbs.
 GENERIC = set(
     """a an the and or of in on for to with by from as at is are was were be been this that

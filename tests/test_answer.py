@@ -403,3 +403,12 @@ def test_names_the_paper_uses_side_by_side_are_not_unknown_names(answerer_with):
     )
     _, answer = run(answerer_with(reply=reply), "How does SAFA-SNN perform on CIFAR-100?")
     assert not answer.abstained and answer.sentences[0].supported
+
+
+def test_a_method_named_only_in_an_abstract_names_its_paper(answerer_with):
+    """ "Warm-Stagger" is coined inside the imitation-learning abstract, not in its title."""
+    _, answer = run(answerer_with(), "What is Warm-Stagger?")
+    assert not answer.abstained
+    assert {c.title for c in answer.citations} == {
+        "Interactive and Hybrid Imitation Learning: Provably Beating Behavior Cloning"
+    }

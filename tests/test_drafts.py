@@ -366,3 +366,10 @@ def test_an_answer_from_a_clearly_weaker_paper_to_which_paper_is_the_leading_pap
     assert shown[0].relevance - shown[-1].relevance >= 0.1  # the draft cites a weaker paper
     assert [c.title for c in answer.citations] == [shown[0].paper.title]
     assert answer.citations[0].title.startswith("Adam Reduces a Unique Form of Sharpness")
+
+
+def test_names_coined_inside_an_abstract_are_names_and_title_words_are_not():
+    from rag.sentences import coined_names
+
+    abstract = "Few-Shot learning is hard. We propose Warm-Stagger, which uses Multi-Source data."
+    assert coined_names(abstract) == {"Warm-Stagger", "Multi-Source"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rag.errors import StoreError
 from rag.models import Paper
-from rag.sentences import name_tokens, title_name
+from rag.sentences import coined_names, name_tokens, title_name
 
 MANIFEST, CHUNK_IDS, CATALOG, NAMES = (
     "manifest.json",
@@ -16,7 +16,7 @@ MANIFEST, CHUNK_IDS, CATALOG, NAMES = (
     "papers.jsonl",
     "names.json",
 )
-FORMAT = 2  # 2: names.json; a new format rebuilds the index on the next ingest
+FORMAT = 3  # 2: names.json, 3: coined names; a new format rebuilds the index on the next ingest
 
 
 def fingerprint(paper_hashes: dict[str, str]) -> str:
@@ -93,10 +93,11 @@ def build(
 
 def method_names(papers: list[Paper]) -> dict[str, list[str]]:
     """Names a question may call a paper by: the name its title starts with ('AnaCP: ...'),
-    and name-like words of its title and abstract that no other paper uses ('DeltaZero')."""
+    and name-like words of its title and abstract ('DeltaZero') or names its abstract coins
+    ('Warm-Stagger') that no other paper uses."""
     names: dict[str, set[str]] = {}
     for paper in papers:
-        for name in name_tokens(f"{paper.title} {paper.abstract}"):
+        for name in name_tokens(f"{paper.title} {paper.abstract}") | coined_names(paper.abstract):
             names.setdefault(name, set()).add(paper.paper_id)
     distinctive = {name: pids for name, pids in names.items() if len(pids) == 1}
     for paper in papers:
