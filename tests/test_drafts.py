@@ -348,6 +348,9 @@ class CopiesTheWeakest(FakeBackend):
     """Answers with a true sentence of the least relevant paper shown, cited to it."""
 
     def stream(self, prompt):
+        if not prompt.sources:  # asked whether the paper answers
+            yield "Yes"
+            return
         self.prompts.append(prompt)
         number, weakest = min(enumerate(prompt.sources, 1), key=lambda pick: pick[1].relevance)
         yield f"{weakest.paper.abstract.split('. ')[0]} [{number}]."
@@ -373,3 +376,40 @@ def test_names_coined_inside_an_abstract_are_names_and_title_words_are_not():
 
     abstract = "Few-Shot learning is hard. We propose Warm-Stagger, which uses Multi-Source data."
     assert coined_names(abstract) == {"Warm-Stagger", "Multi-Source"}
+
+
+class Judged(FakeBackend):
+    """Restates the question as the first source's contribution; asked to judge, says `verdict`."""
+
+    def __init__(self, verdict: str):
+        super().__init__()
+        self.verdict, self.judged = verdict, []
+
+    def stream(self, prompt):
+        from rag.answer.prompts import JUDGE_SYSTEM
+
+        if prompt.messages[0].content == JUDGE_SYSTEM:
+            self.judged.append(prompt.messages[1].content)
+            yield self.verdict
+            return
+        self.prompts.append(prompt)
+        yield f"{prompt.sources[0].paper.title} {prompt.question[0].lower()}{prompt.question[1:]} [1]."
+
+
+@pytest.mark.parametrize("verdict", ["No.", "Yes"])
+def test_a_paper_given_to_which_paper_is_shown_only_if_the_model_says_it_answers(
+    seed_index, retriever, verdict
+):
+    """ "EvA: Evolutionary Attacks on Graphs proposes a certified defense ..." restates the
+    question; the model, shown EvA's passage, is asked whether it answers it."""
+    question = (
+        "Which paper gives a certified defense making graph neural networks provably robust to "
+        "edge perturbations?"
+    )
+    fake = Judged(verdict)
+    answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
+    (judged,) = fake.judged
+    assert question in judged and "EvA" in judged
+    assert answer.abstained is (verdict == "No.")
+    if answer.abstained:
+        assert any("EvA: Evolutionary Attacks on Graphs" in notice for notice in answer.notices)

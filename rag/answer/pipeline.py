@@ -22,11 +22,18 @@ from rag.answer.listing import (
     paper_line,
     relevant_papers,
 )
-from rag.answer.prompts import answer_messages, is_cannot_answer, summary_messages
+from rag.answer.prompts import (
+    answer_messages,
+    is_cannot_answer,
+    judge_messages,
+    says_no,
+    summary_messages,
+)
 from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
 from rag.errors import RagError
 from rag.figures import answers_figure, asked_figure
+from rag.sentences import asks_for_papers
 from rag.llm import LLMBackend, Prompt, load_backend
 from rag.models import Answer, AnswerSentence, Message, Source
 from rag.retrieve import Filters, Retriever
@@ -73,6 +80,7 @@ class Draft(BaseModel):
 WITHHELD = (
     "The draft answer was withheld: none of its sentences is supported by the abstract it cites."
 )
+NOT_THE_ANSWER = "Checked by the model: the abstract of {} does not answer the question."
 NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
 
 
@@ -269,6 +277,12 @@ class Answerer:
             ((_, sentence),) = closest_sentences([sources[leader - 1]], question, self.embedder)
             sentences = [paper_line(sources[leader - 1], sentence, leader)]
             evidence = {sources[leader - 1].paper.paper_id: sentence}
+        if rejected := self._rejected(sentences, sources, question, draft):
+            sentences = [s for s in sentences if not rejected & set(s.citations)]
+            if not any(s.supported for s in sentences):
+                titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
+                why = NOT_THE_ANSWER.format(titles)
+                return abstention(draft, sources, dropped=dropped, why=why)
         counted = asked_figure(question)
         if counted is not None and not any(
             s.supported and answers_figure(s.text, counted) for s in sentences
@@ -285,6 +299,29 @@ class Answerer:
             sources=sources,
             dropped_citations=dropped,
         )
+
+    def _rejected(
+        self, sentences: list[AnswerSentence], sources: list[Source], question: str, draft: Draft
+    ) -> set[int]:
+        """The numbers of the papers a model's answer to "which paper ...?" gives that the
+        model, shown the paper's passage and the question alone, says do not answer it. A small
+        model restates the question as a near paper's contribution ("EvA proposes a certified
+        defense ..."), and a restated question passes any check against the abstract's
+        wording. Papers the question names (relevance 1) are not judged."""
+        if draft.layout != "prose" or draft.fallback_from or not asks_for_papers(question):
+            return set()
+        backend = self.backend()
+        cited = {n for s in sentences if s.supported for n in s.citations}
+        rejected = set()
+        for number in sorted(n for n in cited if sources[n - 1].relevance < 1.0):
+            prompt = Prompt(messages=judge_messages(question, sources[number - 1]), max_tokens=2)
+            try:
+                if backend.is_llm and says_no(backend.complete(prompt)):
+                    rejected.add(number)
+            except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
+                draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
+                return set()
+        return rejected
 
     def _stated_figure(
         self,

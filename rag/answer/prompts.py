@@ -1,6 +1,8 @@
 """Every prompt, and how a reply that declines to answer is recognised (the one "cannot
 answer" phrase itself is in rag.text, shared with the backends)."""
 
+import re
+
 from rag.models import Message, Source
 from rag.text import CANNOT_ANSWER, defang
 
@@ -35,6 +37,11 @@ Rules:
 REWRITE_SYSTEM = """Rewrite the user's last question so that it can be understood without the
 conversation: replace words like "those", "it" or "them" with what they refer to. Reply with the
 rewritten question only."""
+
+JUDGE_SYSTEM = (
+    "You judge whether a research paper's abstract answers a question. "
+    "Reply with one word: Yes or No."
+)
 
 MAX_SOURCE_WORDS = 160
 
@@ -84,6 +91,20 @@ def rewrite_messages(question: str, history: list[Message]) -> list[Message]:
     turns = "\n".join(f"{m.role}: {clip_words(m.content, 80)}" for m in history[-4:])
     user = f"Conversation:\n{turns}\n\nLast question: {question}\nRewritten question:"
     return [Message(role="system", content=REWRITE_SYSTEM), Message(role="user", content=user)]
+
+
+def judge_messages(question: str, source: Source) -> list[Message]:
+    """Asks whether the source's passage answers the question (the reply is Yes or No)."""
+    user = (
+        f"Title: {source.paper.title}\nAbstract: {defang(source.passage)}\n\n"
+        f"Question: {question}\nDoes this abstract answer the question? Reply Yes or No."
+    )
+    return [Message(role="system", content=JUDGE_SYSTEM), Message(role="user", content=user)]
+
+
+def says_no(reply: str) -> bool:
+    """Whether a judge's reply is No (anything else, however garbled, is not a No)."""
+    return bool(re.match(r"\W*no\b", reply, re.IGNORECASE))
 
 
 def is_cannot_answer(text: str) -> bool:
