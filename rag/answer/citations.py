@@ -4,7 +4,7 @@ retrieved source, renumber by first use, and render the text and references."""
 import re
 
 from rag.models import AnswerSentence, Citation, Source, normalize_text
-from rag.sentences import split_sentences, title_name
+from rag.sentences import split_sentences
 from rag.text import MARKER
 
 MAX_RANGE = 20
@@ -90,21 +90,13 @@ def drop_repeats(sentences: list[AnswerSentence]) -> list[AnswerSentence]:
 
 
 def cite_named_titles(sentences: list[AnswerSentence], sources: list[Source]) -> None:
-    """A sentence that names a source's title gets that source's marker; one citing nothing
-    (or only numbers that were not sources) that names one source by the method name its
-    title starts with gets that source's ("FIRE uses a GPT-0.1B model [3]." with one source)."""
+    """A sentence that names a source's title gets that source's marker."""
     titles = [(number, normalize_text(s.paper.title)) for number, s in enumerate(sources, 1)]
-    names = [(number, title_name(s.paper.title)) for number, s in enumerate(sources, 1)]
     for sentence in sentences:
         lowered = normalize_text(sentence.text)
         for number, title in titles:
             if len(title) >= 12 and title in lowered and number not in sentence.citations:
                 sentence.citations.append(number)
-        named = [
-            n for n, name in names if name and re.search(rf"\b{re.escape(name)}\b", sentence.text)
-        ]
-        if not sentence.citations and len(named) == 1:
-            sentence.citations.append(named[0])
 
 
 def renumber(sentences: list[AnswerSentence], sources: list[Source]) -> list[Citation]:

@@ -266,6 +266,7 @@ class Answerer:
         """Turn raw model text into a checked Answer: valid, renumbered, support-scored citations."""
         sentences, dropped = cite.parse_answer(raw, len(sources))
         cite.cite_named_titles(sentences, sources)
+        self._cite_named_methods(sentences, sources)
         if is_cannot_answer(raw) and not any(s.citations for s in sentences):
             return abstention(draft, sources, dropped=dropped)
         question = draft.standalone_question or draft.question
@@ -299,6 +300,16 @@ class Answerer:
             sources=sources,
             dropped_citations=dropped,
         )
+
+    def _cite_named_methods(self, sentences: list[AnswerSentence], sources: list[Source]) -> None:
+        """A sentence citing nothing (or only numbers that were no source) that names one
+        source by a method name ("Warm-Stagger is ...", "FIRE uses ... [3]") or an author gets
+        that source's citation, to be checked like any other."""
+        for sentence in sentences:
+            if not sentence.citations:
+                named = set(self.retriever.metadata.mentioned(sentence.text))
+                hits = [n for n, s in enumerate(sources, 1) if s.paper.paper_id in named]
+                sentence.citations += hits if len(hits) == 1 else []
 
     def _rejected(
         self, sentences: list[AnswerSentence], sources: list[Source], question: str, draft: Draft
