@@ -413,3 +413,17 @@ def test_a_paper_given_to_which_paper_is_shown_only_if_the_model_says_it_answers
     assert answer.abstained is (verdict == "No.")
     if answer.abstained:
         assert any("EvA: Evolutionary Attacks on Graphs" in notice for notice in answer.notices)
+
+
+@pytest.mark.parametrize("verdict", ["No", "Yes."])
+def test_a_list_of_one_paper_is_shown_only_if_the_model_says_it_answers(
+    seed_index, retriever, verdict
+):
+    """A list that names a single paper is an answer to "which paper": it is judged too."""
+    question = "Which papers build adversarial attacks for large language models?"
+    fake = Judged(verdict)
+    answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
+    assert fake.prompts == []  # the list itself is written without the model
+    (judged,) = fake.judged
+    assert question in judged
+    assert answer.abstained is (verdict == "No")

@@ -314,12 +314,15 @@ class Answerer:
     def _rejected(
         self, sentences: list[AnswerSentence], sources: list[Source], question: str, draft: Draft
     ) -> set[int]:
-        """The numbers of the papers a model's answer to "which paper ...?" gives that the
-        model, shown the paper's passage and the question alone, says do not answer it. A small
-        model restates the question as a near paper's contribution ("EvA proposes a certified
-        defense ..."), and a restated question passes any check against the abstract's
-        wording. Papers the question names (relevance 1) are not judged."""
-        if draft.layout != "prose" or draft.fallback_from or not asks_for_papers(question):
+        """The numbers of the papers a model's answer to "which paper ...?" gives (or a list
+        answer, when it lists one) that the model, shown the paper's passage and the question
+        alone, says do not answer it. A small model restates the question as a near paper's
+        contribution ("EvA proposes a certified defense ..."), and a restated question passes
+        any check against the abstract's wording; a list of one is often the one paper that
+        shares the question's words. Papers the question names (relevance 1) are not judged."""
+        if draft.fallback_from or not asks_for_papers(question):
+            return set()
+        if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
             return set()
         backend = self.backend()
         cited = {n for s in sentences if s.supported for n in s.citations}
