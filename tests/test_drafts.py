@@ -427,3 +427,19 @@ def test_a_list_of_one_paper_is_shown_only_if_the_model_says_it_answers(
     (judged,) = fake.judged
     assert question in judged
     assert answer.abstained is (verdict == "No")
+
+
+def test_a_list_of_one_with_a_broken_model_is_shown_saying_it_was_not_checked(
+    seed_index, retriever
+):
+    from rag.errors import RagError
+
+    class Broken(FakeBackend):
+        def stream(self, prompt):
+            raise RagError("the model server is down")
+
+    question = "Which papers build adversarial attacks for large language models?"
+    answerer = Answerer(seed_index, retriever=retriever, backend=Broken())
+    answer = list(answerer.ask(question))[-1]
+    assert not answer.abstained and len(answer.citations) == 1
+    assert any("relevance check failed" in notice for notice in answer.notices)

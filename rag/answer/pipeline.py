@@ -33,10 +33,10 @@ from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
 from rag.errors import RagError
 from rag.figures import answers_figure, asked_figure
-from rag.sentences import asks_for_papers
 from rag.llm import LLMBackend, Prompt, load_backend
 from rag.models import Answer, AnswerSentence, Message, Source
 from rag.retrieve import Filters, Retriever
+from rag.sentences import asks_for_papers
 from rag.text import CANNOT_ANSWER
 
 log = logging.getLogger(__name__)
@@ -324,17 +324,19 @@ class Answerer:
             return set()
         if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
             return set()
-        backend = self.backend()
         cited = {n for s in sentences if s.supported for n in s.citations}
         rejected = set()
-        for number in sorted(n for n in cited if sources[n - 1].relevance < 1.0):
-            prompt = Prompt(messages=judge_messages(question, sources[number - 1]), max_tokens=2)
-            try:
-                if backend.is_llm and says_no(backend.complete(prompt)):
+        try:
+            backend = self.backend()
+            for number in sorted(n for n in cited if sources[n - 1].relevance < 1.0):
+                judging = judge_messages(question, sources[number - 1])
+                if backend.is_llm and says_no(
+                    backend.complete(Prompt(messages=judging, max_tokens=2))
+                ):
                     rejected.add(number)
-            except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
-                draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
-                return set()
+        except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
+            draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
+            return set()
         return rejected
 
     def _stated_figure(
