@@ -79,26 +79,25 @@ def states_figures(text: str) -> bool:
     return bool(quantities(text)) or any(len(math_key(f)) > 3 for f in MATH.findall(text))
 
 
-# "How many runs ...?", "On average, by how much ...?", "What speedup ...?": the answer is a
-# figure (a question that only mentions one, "Which work shows how long ...", is not asking).
+# "How many runs ...?", "On average, by how much ...?", "What speedup ...?", "X, and how many
+# Y?": the answer is a figure (a question that only mentions one, "Which work shows how long
+# ...", is not asking).
 ASKS_FOR_FIGURE = re.compile(
-    r"^(?:[^,?]{0,40},\s*)?(?:(?:on|in|for|across|at|to|from|with) )?"
+    r"(?:\band|,)\s+how (?:many|much)\b"
+    r"|^(?:[^,?]{0,40},\s*)?(?:(?:on|in|for|across|at|to|from|with) )?"
     r"(?:how (?:many|much|large|big|small|fast|long|often)|by how much|up to what|"
     r"what (?:is |are |was )?(?:the )?(?:[\w-]+ ){0,3}?(?:speedup|accuracy|error rate|percentage|"
     r"gain|improvement|reduction|perplexity|learning rate|number of|proportion))\b",
     re.IGNORECASE,
 )
-ALSO_ASKS_FOR_FIGURE = re.compile(
-    r"(?:\band|,)\s+how (?:many|much)\b", re.IGNORECASE
-)  # "X, and how many Y?"
 # "How much faster ...?" and "How much does ...?" count nothing a figure must be next to; "How
 # much memory ...?" does.
-COMPARATIVES = (
+UNCOUNTED = (
     "more|less|fewer|faster|slower|higher|lower|better|worse|larger|smaller|bigger|greater|"
     "longer|shorter|cheaper|does|do|did|is|are|was|were|can|has|have"
 )
 COUNTED = re.compile(
-    r"\bhow (?:many|much) (?!(?:" + COMPARATIVES + r")\b)((?:[\w-]+ ){0,3}?[\w-]+?)"
+    r"\bhow (?:many|much) (?!(?:" + UNCOUNTED + r")\b)((?:[\w-]+ ){0,3}?[\w-]+?)"
     r"(?:\s+(?:are|were|is|was|do|does|did|can|could|has|have|had|in|on|of|for|per|across|from|"
     r"at|to|with|by)\b|\s*\?|\s*$)",
     re.IGNORECASE,
@@ -109,7 +108,7 @@ def asked_figure(question: str) -> set[str] | None:
     """None when the question does not ask for a figure; otherwise what it counts, as stems
     ("How many participants were recorded?" counts {"particip"}), empty when any figure can
     answer it ("How much faster ...?")."""
-    if not (ASKS_FOR_FIGURE.search(question) or ALSO_ASKS_FOR_FIGURE.search(question)):
+    if not ASKS_FOR_FIGURE.search(question):
         return None
     counted = COUNTED.search(question)
     return stems(counted.group(1)) if counted else set()

@@ -393,7 +393,8 @@ class Judged(FakeBackend):
             yield self.verdict
             return
         self.prompts.append(prompt)
-        yield f"{prompt.sources[0].paper.title} {prompt.question[0].lower()}{prompt.question[1:]} [1]."
+        restated = prompt.question[0].lower() + prompt.question[1:]
+        yield f"{prompt.sources[0].paper.title} {restated} [1]."
 
 
 @pytest.mark.parametrize("verdict", ["No.", "Yes"])
