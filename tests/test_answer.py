@@ -333,7 +333,7 @@ def test_filters_that_match_no_paper_say_so(answerer_with):
         (
             "How does randomizing how long you simulate momentum-type physical dynamics before "
             "resetting the velocity give accelerated rates?",
-            2,
+            1,  # the runner-up's sentence is close, but the paper is clearly less relevant
         ),
     ],
 )

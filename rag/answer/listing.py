@@ -7,10 +7,9 @@ import re
 
 import numpy as np
 
-from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE, list_line
+from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE, list_line, unknown_names
 from rag.models import AnswerSentence, Source
 from rag.sentences import (
-    asks_for_one_paper,
     asks_for_papers,
     metadata_sentence,
     split_sentences,
@@ -163,28 +162,56 @@ def identified(sentence: AnswerSentence, sources: list[Source], question: str) -
     return [leader] if leader else []
 
 
-def clear_leader(sources: list[Source], cited: list[int]) -> int | None:
+def clear_leader(
+    sources: list[Source], cited: list[int], floor: float = PARAPHRASE_RELEVANCE
+) -> int | None:
     """The number of the most relevant source when it clearly leads the cited ones."""
     best = max(range(len(sources)), key=lambda n: sources[n].relevance)
     top = sources[best].relevance
-    if (
-        top >= PARAPHRASE_RELEVANCE
-        and top - max(sources[n - 1].relevance for n in cited) >= ADD_MARGIN
-    ):
+    if top >= floor and top - max(sources[n - 1].relevance for n in cited) >= ADD_MARGIN:
         return best + 1
     return None
 
 
-def answered_elsewhere(
+# A draft may miss the paper the question describes (`overlooked_leader`) when that paper's
+# relevance is at least this and leads all others by ADD_MARGIN; the model then judges whether it
+# answers. Chosen on the dev set: its answerable questions with a leader at 0.40-0.50 all have the
+# gold paper first (5 questions), and none of its unanswerable ones has such a leader.
+OVERLOOKED_RELEVANCE = 0.4
+
+
+def overlooked_leader(
     sentences: list[AnswerSentence], sources: list[Source], question: str
 ) -> int | None:
-    """To a question asking for one paper, a draft whose supported sentences all cite papers
-    the most relevant source clearly leads answered from the wrong paper (true sentences of a
-    weaker paper, copied): the number of the leader, which is the answer."""
-    cited = sorted({n for s in sentences if s.supported for n in s.citations})
-    if not cited or not asks_for_one_paper(question):
+    """The number of the most relevant source when the draft missed it: its supported sentences
+    all cite papers that source clearly leads (true sentences of a weaker paper, copied), or none
+    is supported and the source clearly leads all others without being named by the question
+    (the model restated the question, or copied the prompt's example). That paper is what the
+    question describes, unless the question names someone or something it never names; its own
+    sentence closest to the question answers instead."""
+    best = max(range(len(sources)), key=lambda n: sources[n].relevance) + 1
+    if unknown_names(question, [sources[best - 1]]):
         return None
-    return clear_leader(sources, cited)
+    cited = sorted({n for s in sentences if s.supported for n in s.citations})
+    if cited:
+        return clear_leader(sources, cited, OVERLOOKED_RELEVANCE)
+    others = [n for n in range(1, len(sources) + 1) if n != best]
+    if sources[best - 1].relevance >= 1.0:
+        return None
+    if not others:
+        return best if sources[best - 1].relevance >= OVERLOOKED_RELEVANCE else None
+    return clear_leader(sources, others, OVERLOOKED_RELEVANCE)
+
+
+def led_papers(sentences: list[AnswerSentence], sources: list[Source]) -> set[int]:
+    """The numbers of the papers an answer cites that the most relevant source clearly leads,
+    when the answer cites that source with support: the question describes that paper, and a
+    small model adds true sentences of nearby papers to the answer."""
+    best = max(range(len(sources)), key=lambda n: sources[n].relevance) + 1
+    if not any(s.supported and best in s.citations for s in sentences):
+        return set()
+    cited = {n for s in sentences for n in s.citations} - {best}
+    return {n for n in cited if clear_leader(sources, [n]) == best}
 
 
 def paper_line(source: Source, sentence: str, number: int) -> AnswerSentence:

@@ -13,12 +13,13 @@ from rag.answer.context import focus, select
 from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
 from rag.answer.listing import (
-    answered_elsewhere,
     closest_sentences,
-    expand_names,
     conditions_of,
+    expand_names,
     is_list_question,
+    led_papers,
     list_answer,
+    overlooked_leader,
     paper_line,
     relevant_papers,
 )
@@ -65,6 +66,7 @@ class Draft(BaseModel):
     standalone_question: str | None = None
     backend: str
     layout: Literal["prose", "list"] = "prose"
+    summary: bool = False
     notices: list[str] = Field(default_factory=list)
     fallback_from: str | None = None
     ttft_s: float | None = None
@@ -74,7 +76,9 @@ class Draft(BaseModel):
         return time.perf_counter() - self.started
 
     def answer(self, **fields) -> Answer:
-        return Answer(**self.model_dump(exclude={"started"}), latency_s=self.elapsed(), **fields)
+        return Answer(
+            **self.model_dump(exclude={"started", "summary"}), latency_s=self.elapsed(), **fields
+        )
 
 
 WITHHELD = (
@@ -204,7 +208,7 @@ class Answerer:
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
         target = check_question(target)
-        draft = Draft(question=f"Summarize: {target}", backend=self.backend_name())
+        draft = Draft(question=f"Summarize: {target}", backend=self.backend_name(), summary=True)
         paper_id = self.retriever.catalog.find_title(target)
         if paper_id:
             sources = [self.retriever.source_for(paper_id)]
@@ -272,13 +276,17 @@ class Answerer:
         question = draft.standalone_question or draft.question
         sentences = expand_names(sentences, sources, question, self.embedder)
         sentences, evidence = self.support.check(sentences, sources, question)
-        if not any(s.supported for s in sentences):
-            return abstention(draft, sources, dropped=dropped, why=WITHHELD)
-        if leader := answered_elsewhere(sentences, sources, question):
+        prose = draft.layout == "prose" and not draft.summary  # an answer to a question
+        leader = overlooked_leader(sentences, sources, question) if prose else None
+        if leader:
             ((_, sentence),) = closest_sentences([sources[leader - 1]], question, self.embedder)
             sentences = [paper_line(sources[leader - 1], sentence, leader)]
             evidence = {sources[leader - 1].paper.paper_id: sentence}
-        if rejected := self._rejected(sentences, sources, question, draft):
+        elif not any(s.supported for s in sentences):
+            return abstention(draft, sources, dropped=dropped, why=WITHHELD)
+        elif prose and (led := led_papers(sentences, sources)):
+            sentences = [s for s in sentences if not led & set(s.citations)]
+        if rejected := self._rejected(sentences, sources, question, draft, bool(leader)):
             sentences = [s for s in sentences if not rejected & set(s.citations)]
             if not any(s.supported for s in sentences):
                 titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
@@ -312,15 +320,21 @@ class Answerer:
                 sentence.citations += hits if len(hits) == 1 else []
 
     def _rejected(
-        self, sentences: list[AnswerSentence], sources: list[Source], question: str, draft: Draft
+        self,
+        sentences: list[AnswerSentence],
+        sources: list[Source],
+        question: str,
+        draft: Draft,
+        overlooked: bool = False,
     ) -> set[int]:
         """The numbers of the papers a model's answer to "which paper ...?" gives (or a list
         answer, when it lists one) that the model, shown the paper's passage and the question
         alone, says do not answer it. A small model restates the question as a near paper's
         contribution ("EvA proposes a certified defense ..."), and a restated question passes
         any check against the abstract's wording; a list of one is often the one paper that
-        shares the question's words. Papers the question names (relevance 1) are not judged."""
-        if draft.fallback_from or not asks_for_papers(question):
+        shares the question's words. So is the paper an `overlooked` draft answers with instead
+        (`overlooked_leader`). Papers the question names (relevance 1) are not judged."""
+        if draft.fallback_from or not (overlooked or asks_for_papers(question)):
             return set()
         if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
             return set()
