@@ -508,7 +508,10 @@ def test_a_list_of_one_with_a_broken_model_is_shown_saying_it_was_not_checked(
 @pytest.mark.parametrize(
     ("question", "kept"),
     [
-        ("What do adaptive optimizers like Adam implicitly minimize near the minimizer manifold?", 1),
+        (
+            "What do adaptive optimizers like Adam implicitly minimize near the minimizer manifold?",
+            1,
+        ),
         ("How do continual learning methods avoid catastrophic forgetting?", 2),  # none leads
     ],
 )
@@ -521,3 +524,25 @@ def test_an_answer_keeps_only_the_paper_that_clearly_leads_the_others_it_cites(
     first, second = fake.prompts[0].sources[:2]
     assert (first.relevance - second.relevance >= 0.1) is (kept == 1)
     assert [c.title for c in answer.citations] == [first.paper.title, second.paper.title][:kept]
+
+
+def test_after_the_model_judges_the_answer_prompt_is_warmed_again(seed_index, retriever):
+    """The judge's prompt evicts the answer prompt's start from a local model's cache."""
+    import time
+
+    class Warmed(Judged):
+        def warm(self, prompt):
+            self.warmed.append(prompt)
+
+    fake = Warmed("Yes")
+    fake.warmed = []
+    question = (
+        "Which paper gives a certified defense making graph neural networks provably robust to "
+        "edge perturbations?"
+    )
+    list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))
+    deadline = time.monotonic() + 5
+    while not fake.warmed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert fake.judged and len(fake.warmed) == 1
+    assert fake.warmed[0].messages[0].content.startswith("You answer questions")

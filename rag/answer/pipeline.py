@@ -2,6 +2,7 @@
 check every citation and its support before the answer is shown."""
 
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from typing import Literal
@@ -339,19 +340,29 @@ class Answerer:
         if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
             return set()
         cited = {n for s in sentences if s.supported for n in s.citations}
+        judged = sorted(n for n in cited if sources[n - 1].relevance < 1.0)
         rejected = set()
         try:
             backend = self.backend()
-            for number in sorted(n for n in cited if sources[n - 1].relevance < 1.0):
+            if not (backend.is_llm and judged):
+                return set()
+            for number in judged:
                 judging = judge_messages(question, sources[number - 1])
-                if backend.is_llm and says_no(
-                    backend.complete(Prompt(messages=judging, max_tokens=2))
-                ):
+                if says_no(backend.complete(Prompt(messages=judging, max_tokens=2))):
                     rejected.add(number)
         except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
             draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
             return set()
+        # The judge's prompt replaced the answer prompt's start in the model's cache: put it back
+        # while the user reads, so the next question does not wait ~2 s for it.
+        threading.Thread(target=self._warm_quietly, daemon=True).start()
         return rejected
+
+    def _warm_quietly(self) -> None:
+        try:
+            self.warm()
+        except Exception as error:  # noqa: BLE001 - only a head start; the next answer says why
+            log.info("Re-warming the answer prompt failed: %s", error)
 
     def _stated_figure(
         self,
