@@ -383,6 +383,7 @@ def test_the_extractive_answer_to_a_figure_question_states_one_from_the_named_pa
     _, answer = run(answerer, question)
     if stated is None:
         assert answer.abstained and not answer.citations
+        assert "asks for a figure" in " ".join(answer.notices)  # says why it declines
     else:
         assert stated in answer.text and len(answer.citations) == 1
 

@@ -272,9 +272,11 @@ class Answerer:
         sentences, dropped = cite.parse_answer(raw, len(sources))
         cite.cite_named_titles(sentences, sources)
         self._cite_named_methods(sentences, sources)
-        if is_cannot_answer(raw) and not any(s.citations for s in sentences):
-            return abstention(draft, sources, dropped=dropped)
         question = draft.standalone_question or draft.question
+        if is_cannot_answer(raw) and not any(s.citations for s in sentences):
+            # The extractive answer to a figure question declines when no sentence states one.
+            figure = draft.backend == "extractive" and asked_figure(question) is not None
+            return abstention(draft, sources, dropped=dropped, why=NO_FIGURE if figure else "")
         sentences = expand_names(sentences, sources, question, self.embedder)
         sentences, evidence = self.support.check(sentences, sources, question)
         prose = draft.layout == "prose" and not draft.summary  # an answer to a question
