@@ -1,6 +1,10 @@
 """Answer latency: time to first token and total, p50/p95, per backend, over dev questions.
 
-    python -m benchmarks.answer --backends local,extractive --questions 10
+    python -m benchmarks.answer --backends local,extractive --questions 10 [--pause 5]
+
+`--pause` waits that many seconds between questions, as a reader does: work the answer leaves
+for the model (warming the answer prompt again after the model judged a paper) then happens
+before the next question instead of delaying its first token.
 
 Uses the index under RAG_DATA_DIR (run `rag ingest` first). The model is loaded (and one
 question answered) before timing, as in a running chat server. Prompt tokens are those of the
@@ -24,6 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default="local,extractive")
     parser.add_argument("--questions", type=int, default=10)
+    parser.add_argument("--pause", type=float, default=0.0, help="seconds between questions")
     args = parser.parse_args()
     settings = get_settings()
     retriever = Retriever(settings)
@@ -41,6 +46,7 @@ def main() -> None:
         list(answerer.ask("warm-up: which papers study spiking neural networks?"))
         ttfts, totals, tokens, abstained, fallbacks = [], [], [], 0, 0
         for question in questions:
+            time.sleep(args.pause)
             started, first = time.perf_counter(), None
             for event in answerer.ask(question):
                 if isinstance(event, Answer):
