@@ -31,7 +31,7 @@ from rag.answer.prompts import (
     says_no,
     summary_messages,
 )
-from rag.answer.support import SupportChecker, attach_evidence, unknown_names
+from rag.answer.support import SupportChecker, attach_evidence
 from rag.config import Settings
 from rag.errors import RagError
 from rag.figures import answers_figure, asked_figure
@@ -86,7 +86,6 @@ WITHHELD = (
     "The draft answer was withheld: none of its sentences is supported by the abstract it cites."
 )
 NOT_THE_ANSWER = "Checked by the model: the abstract of {} does not answer the question."
-UNKNOWN_NAMES = "The question names {}, which no retrieved paper mentions."
 NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
 
 
@@ -194,9 +193,6 @@ class Answerer:
             yield from shown(abstention(draft, [], text=no_match(filters)))
         elif not sources or (not scope and self._irrelevant(standalone, sources)):
             yield from shown(abstention(draft, sources))
-        elif unknown := unknown_names(standalone, sources):  # "What did Zorblax Quux propose?"
-            why = UNKNOWN_NAMES.format(", ".join(f"'{name}'" for name in unknown))
-            yield from shown(abstention(draft, sources, why=why))
         elif is_list_question(standalone):
             yield from self._list(standalone, sources, draft)
         else:
