@@ -531,11 +531,14 @@ def test_after_the_model_judges_the_answer_prompt_is_warmed_again(seed_index, re
     import time
 
     class Warmed(Judged):
+        def __init__(self, verdict: str):
+            super().__init__(verdict)
+            self.warmed = []
+
         def warm(self, prompt):
             self.warmed.append(prompt)
 
     fake = Warmed("Yes")
-    fake.warmed = []
     question = (
         "Which paper gives a certified defense making graph neural networks provably robust to "
         "edge perturbations?"

@@ -7,7 +7,13 @@ import re
 
 import numpy as np
 
-from rag.answer.support import ADD_MARGIN, PARAPHRASE_RELEVANCE, list_line, unknown_names
+from rag.answer.support import (
+    ADD_MARGIN,
+    PARAPHRASE_RELEVANCE,
+    list_line,
+    most_relevant,
+    unknown_names,
+)
 from rag.models import AnswerSentence, Source
 from rag.sentences import (
     asks_for_papers,
@@ -165,12 +171,12 @@ def identified(sentence: AnswerSentence, sources: list[Source], question: str) -
 def clear_leader(
     sources: list[Source], cited: list[int], floor: float = PARAPHRASE_RELEVANCE
 ) -> int | None:
-    """The number of the most relevant source when it clearly leads the cited ones."""
-    best = max(range(len(sources)), key=lambda n: sources[n].relevance)
-    top = sources[best].relevance
-    if top >= floor and top - max(sources[n - 1].relevance for n in cited) >= ADD_MARGIN:
-        return best + 1
-    return None
+    """The number of the most relevant source when it clearly leads the cited ones (with none
+    cited, when it reaches the floor)."""
+    best = most_relevant(sources)
+    top = sources[best - 1].relevance
+    runner_up = max((sources[n - 1].relevance for n in cited), default=-1.0)
+    return best if top >= floor and top - runner_up >= ADD_MARGIN else None
 
 
 # A draft may miss the paper the question describes (`overlooked_leader`) when that paper's
@@ -189,17 +195,15 @@ def overlooked_leader(
     (the model restated the question, or copied the prompt's example). That paper is what the
     question describes, unless the question names someone or something it never names; its own
     sentence closest to the question answers instead."""
-    best = max(range(len(sources)), key=lambda n: sources[n].relevance) + 1
+    best = most_relevant(sources)
     if unknown_names(question, [sources[best - 1]]):
         return None
     cited = sorted({n for s in sentences if s.supported for n in s.citations})
     if cited:
         return clear_leader(sources, cited, OVERLOOKED_RELEVANCE)
-    others = [n for n in range(1, len(sources) + 1) if n != best]
     if sources[best - 1].relevance >= 1.0:
         return None
-    if not others:
-        return best if sources[best - 1].relevance >= OVERLOOKED_RELEVANCE else None
+    others = [n for n in range(1, len(sources) + 1) if n != best]
     return clear_leader(sources, others, OVERLOOKED_RELEVANCE)
 
 
@@ -207,7 +211,7 @@ def led_papers(sentences: list[AnswerSentence], sources: list[Source]) -> set[in
     """The numbers of the papers an answer cites that the most relevant source clearly leads,
     when the answer cites that source with support: the question describes that paper, and a
     small model adds true sentences of nearby papers to the answer."""
-    best = max(range(len(sources)), key=lambda n: sources[n].relevance) + 1
+    best = most_relevant(sources)
     if not any(s.supported and best in s.citations for s in sentences):
         return set()
     cited = {n for s in sentences for n in s.citations} - {best}

@@ -31,6 +31,11 @@ MIN_UNGROUNDED_TERMS, MAX_UNGROUNDED_SHARE = 2, 1 / 3
 PARAPHRASE_RELEVANCE = 0.5
 
 
+def most_relevant(sources: list[Source]) -> int:
+    """The number (1-based) of the most relevant source."""
+    return max(range(len(sources)), key=lambda n: sources[n].relevance) + 1
+
+
 def ungrounded_terms(sentence: str, question: str, source_text: str) -> set[str]:
     """Key terms of the question that the sentence repeats but the source never mentions."""
     return (stems(sentence) & stems(question)) - stems(source_text)
@@ -88,7 +93,7 @@ class SupportChecker:
             vectors[:n] @ vectors[2 * n :].T,
         )
         best_evidence: dict[int, tuple[float, str]] = {}
-        best = max(range(len(sources)), key=lambda n: sources[n].relevance)
+        best = most_relevant(sources) - 1
         for row, index in enumerate(claims):
             sentence = sentences[index]
             per_source = [
