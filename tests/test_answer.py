@@ -309,6 +309,15 @@ def test_a_sentence_naming_someone_or_something_the_paper_never_names_is_not_sup
     assert answer.abstained or all(s.supported is False for s in answer.sentences)
 
 
+def test_a_question_naming_someone_no_retrieved_paper_mentions_says_so(answerer_with):
+    """A false premise is not confirmed silently: the answer may still quote the closest paper."""
+    question = "What did Zorblax Quuxington propose about continual learning for video?"
+    _, answer = run(answerer_with(), question)
+    assert any("No retrieved paper mentions 'Zorblax Quuxington'" in n for n in answer.notices)
+    _, answer = run(answerer_with(), "What does AnaCP propose for continual learning?")
+    assert not any("No retrieved paper mentions" in n for n in answer.notices)
+
+
 def test_filters_that_match_no_paper_say_so(answerer_with):
     from rag.retrieve import Filters
 

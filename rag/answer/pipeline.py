@@ -31,7 +31,7 @@ from rag.answer.prompts import (
     says_no,
     summary_messages,
 )
-from rag.answer.support import SupportChecker, attach_evidence
+from rag.answer.support import SupportChecker, attach_evidence, unknown_names
 from rag.config import Settings
 from rag.errors import RagError
 from rag.figures import answers_figure, asked_figure
@@ -87,6 +87,10 @@ WITHHELD = (
 )
 NOT_THE_ANSWER = "Checked by the model: the abstract of {} does not answer the question."
 NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
+UNKNOWN_NAMES = (
+    "No retrieved paper mentions {}: the answer says only what the closest papers say, not that "
+    "they are about it."
+)
 
 
 def abstention(
@@ -187,6 +191,8 @@ class Answerer:
         sources = self.retriever.search(
             standalone, k, mode or self.settings.retrieval_mode, filters
         )
+        if unknown := unknown_names(standalone, sources):  # a false premise: "What did Zorblax ..."
+            draft.notices.append(UNKNOWN_NAMES.format(" or ".join(f"'{n}'" for n in unknown)))
         if not_english(question):
             yield from shown(abstention(draft, sources, text=ENGLISH_ONLY))
         elif not sources and filters and filters.active() and not scope:
