@@ -66,19 +66,18 @@ def test_a_claim_cited_to_the_wrong_paper_is_given_to_the_paper_that_makes_it(
     )
 
 
-HEBBIAN = (
-    "Rethinking Hebbian Principle: Low-Dimensional Structural Projection for Unsupervised Learning"
-)
+ANACP = "AnaCP: Toward Upper-Bound Continual Learning via Analytic Contrastive Projection"
 
 
 def test_a_claim_naming_an_unrelated_paper_is_renamed_to_the_paper_that_makes_it(
     seed_index, retriever
 ):
+    """AnaCP, shown beside Bisecle, says nothing of the hippocampus."""
     question = "How do continual learning methods inspired by the brain avoid forgetting?"
-    backend = Misattributing(f"{HEBBIAN} shows that ", cited="Rethinking Hebbian Principle")
+    backend = Misattributing(f"{ANACP} shows that ", cited="AnaCP")
     answer = list(Answerer(seed_index, retriever=retriever, backend=backend).ask(question))[-1]
     assert [c.title for c in answer.citations] == [BISECLE] and answer.sentences[0].supported
-    assert answer.text.startswith(f"{BISECLE} shows that ") and "Hebbian" not in answer.text
+    assert answer.text.startswith(f"{BISECLE} shows that ") and "AnaCP" not in answer.text
 
 
 OTHER = "Gradient-Variation Online Adaptivity for Accelerated Optimization with Hölder Smoothness"
