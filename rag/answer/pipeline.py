@@ -1,49 +1,25 @@
 """Ask and summarize: retrieve, gate on relevance, generate (with a visible fallback), then
-check every citation and its support before the answer is shown."""
+check every citation and its support before the answer is shown (`rag.answer.checking`)."""
 
 import logging
-import threading
 import time
 from collections.abc import Iterator
-from typing import Literal
 
-from pydantic import BaseModel, Field
-
-from rag.answer import citations as cite
+from rag.answer.checking import Checker, Draft, abstention
 from rag.answer.context import focus, select
 from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
-from rag.answer.listing import (
-    closest_sentences,
-    conditions_of,
-    expand_names,
-    is_list_question,
-    led_papers,
-    list_answer,
-    overlooked_leader,
-    paper_line,
-    relevant_papers,
-)
-from rag.answer.prompts import (
-    answer_messages,
-    is_cannot_answer,
-    judge_messages,
-    says_no,
-    summary_messages,
-)
-from rag.answer.support import SupportChecker, attach_evidence, unknown_names
+from rag.answer.listing import conditions_of, is_list_question, list_answer, relevant_papers
+from rag.answer.prompts import answer_messages, summary_messages
+from rag.answer.support import unknown_names
 from rag.config import Settings
 from rag.errors import RagError
-from rag.figures import answers_figure, asked_figure
 from rag.llm import LLMBackend, Prompt, load_backend
-from rag.models import Answer, AnswerSentence, Message, Source
+from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
-from rag.sentences import asks_for_papers
-from rag.text import CANNOT_ANSWER
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
-SUGGESTIONS = 3
 MAX_K = 20  # papers retrieved per question: more only slows the answer down
 
 
@@ -60,54 +36,10 @@ def check_question(question: str) -> str:
     return question
 
 
-class Draft(BaseModel):
-    """What is known of an answer before its text is checked."""
-
-    question: str
-    standalone_question: str | None = None
-    backend: str
-    layout: Literal["prose", "list"] = "prose"
-    summary: bool = False
-    notices: list[str] = Field(default_factory=list)
-    fallback_from: str | None = None
-    ttft_s: float | None = None
-    started: float = Field(default_factory=time.perf_counter)
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.started
-
-    def answer(self, **fields) -> Answer:
-        return Answer(
-            **self.model_dump(exclude={"started", "summary"}), latency_s=self.elapsed(), **fields
-        )
-
-
-WITHHELD = (
-    "The draft answer was withheld: none of its sentences is supported by the abstract it cites."
-)
-NOT_THE_ANSWER = "Checked by the model: the abstract of {} does not answer the question."
-NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
 UNKNOWN_NAMES = (
     "No retrieved paper mentions {}: the answer says only what the closest papers say, not that "
     "they are about it."
 )
-
-
-def abstention(
-    draft: Draft, sources: list[Source], text: str = "", why: str = "", dropped: int = 0
-) -> Answer:
-    """Every way an answer declines: the question is not in English, the filters match no
-    paper, nothing retrieved is relevant, the model declines, or no sentence of its draft is
-    supported (`why` says so among the notices). The closest papers come as suggestions."""
-    suggestions = sources[:SUGGESTIONS]
-    if not text:
-        text = CANNOT_ANSWER + (
-            " The closest papers in the corpus are listed as suggestions." if suggestions else ""
-        )
-    draft = draft.model_copy(update={"notices": [*draft.notices, *filter(None, [why])]})
-    return draft.answer(
-        text=text, abstained=True, suggestions=suggestions, dropped_citations=dropped
-    )
 
 
 def no_match(filters: Filters) -> str:
@@ -141,7 +73,9 @@ class Answerer:
         self.retriever = retriever or Retriever(settings, embedder=embedder)
         self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
-        self.support = SupportChecker(self.embedder, settings.support_threshold)
+        self.checker = Checker(
+            settings, self.embedder, self.retriever.metadata, self.backend, self.warm
+        )
 
     def backend(self) -> LLMBackend:
         """The configured backend, built on first use (so a broken one can fall back)."""
@@ -274,124 +208,8 @@ class Answerer:
         yield self.check("".join(pieces), prompt.sources, draft)
 
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
-        """Turn raw model text into a checked Answer: valid, renumbered, support-scored citations."""
-        sentences, dropped = cite.parse_answer(raw, len(sources))
-        cite.cite_named_titles(sentences, sources)
-        self._cite_named_methods(sentences, sources)
-        question = draft.standalone_question or draft.question
-        if is_cannot_answer(raw) and not any(s.citations for s in sentences):
-            # The extractive answer to a figure question declines when no sentence states one.
-            figure = draft.backend == "extractive" and asked_figure(question) is not None
-            return abstention(draft, sources, dropped=dropped, why=NO_FIGURE if figure else "")
-        sentences = expand_names(sentences, sources, question, self.embedder)
-        sentences, evidence = self.support.check(sentences, sources, question)
-        prose = draft.layout == "prose" and not draft.summary  # an answer to a question
-        leader = overlooked_leader(sentences, sources, question) if prose else None
-        if leader:
-            ((_, sentence),) = closest_sentences([sources[leader - 1]], question, self.embedder)
-            sentences = [paper_line(sources[leader - 1], sentence, leader)]
-            evidence = {sources[leader - 1].paper.paper_id: sentence}
-        elif not any(s.supported for s in sentences):
-            return abstention(draft, sources, dropped=dropped, why=WITHHELD)
-        elif prose and (led := led_papers(sentences, sources)):
-            sentences = [s for s in sentences if not led & set(s.citations)]
-        if rejected := self._rejected(sentences, sources, question, draft, bool(leader)):
-            sentences = [s for s in sentences if not rejected & set(s.citations)]
-            if not any(s.supported for s in sentences):
-                titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
-                why = NOT_THE_ANSWER.format(titles)
-                return abstention(draft, sources, dropped=dropped, why=why)
-        counted = asked_figure(question)
-        if counted is not None and not any(
-            s.supported and answers_figure(s.text, counted) for s in sentences
-        ):
-            sentences = self._stated_figure(sentences, sources, question, evidence)
-            if not sentences:
-                return abstention(draft, sources, dropped=dropped, why=NO_FIGURE)
-        citations = cite.renumber(sentences, sources)
-        attach_evidence(citations, evidence)
-        return draft.answer(
-            text=cite.render(sentences, "\n" if draft.layout == "list" else " "),
-            citations=citations,
-            sentences=sentences,
-            sources=sources,
-            dropped_citations=dropped,
-        )
-
-    def _cite_named_methods(self, sentences: list[AnswerSentence], sources: list[Source]) -> None:
-        """A sentence citing nothing (or only numbers that were no source) that names one
-        source by a method name ("Warm-Stagger is ...", "FIRE uses ... [3]") or an author gets
-        that source's citation, to be checked like any other."""
-        for sentence in sentences:
-            if not sentence.citations:
-                named = set(self.retriever.metadata.mentioned(sentence.text))
-                hits = [n for n, s in enumerate(sources, 1) if s.paper.paper_id in named]
-                sentence.citations += hits if len(hits) == 1 else []
-
-    def _rejected(
-        self,
-        sentences: list[AnswerSentence],
-        sources: list[Source],
-        question: str,
-        draft: Draft,
-        overlooked: bool = False,
-    ) -> set[int]:
-        """The numbers of the papers a model's answer to "which paper ...?" gives (or a list
-        answer, when it lists one) that the model, shown the paper's passage and the question
-        alone, says do not answer it. A small model restates the question as a near paper's
-        contribution ("EvA proposes a certified defense ..."), and a restated question passes
-        any check against the abstract's wording; a list of one is often the one paper that
-        shares the question's words. So is the paper an `overlooked` draft answers with instead
-        (`overlooked_leader`). Papers the question names (relevance 1) are not judged."""
-        if draft.fallback_from or not (overlooked or asks_for_papers(question)):
-            return set()
-        if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
-            return set()
-        cited = {n for s in sentences if s.supported for n in s.citations}
-        judged = sorted(n for n in cited if sources[n - 1].relevance < 1.0)
-        rejected = set()
-        try:
-            backend = self.backend()
-            if not (backend.is_llm and judged):
-                return set()
-            for number in judged:
-                judging = judge_messages(question, sources[number - 1])
-                if says_no(backend.complete(Prompt(messages=judging, max_tokens=2))):
-                    rejected.add(number)
-        except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
-            draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
-            return set()
-        # The judge's prompt replaced the answer prompt's start in the model's cache: put it back
-        # while the user reads, so the next question does not wait ~2 s for it.
-        threading.Thread(target=self._warm_quietly, daemon=True).start()
-        return rejected
-
-    def _warm_quietly(self) -> None:
-        try:
-            self.warm()
-        except Exception as error:  # noqa: BLE001 - only a head start; the next answer says why
-            log.info("Re-warming the answer prompt failed: %s", error)
-
-    def _stated_figure(
-        self,
-        sentences: list[AnswerSentence],
-        sources: list[Source],
-        question: str,
-        evidence: dict[str, str],
-    ) -> list[AnswerSentence]:
-        """For a question asking for a figure that the answer does not state ("The largest
-        improvement is [1]."): the line of the sentence of the first supported paper that
-        states it, chosen as the extractive answer chooses; none when its abstract has none."""
-        from rag.llm.extractive import ExtractiveBackend
-
-        extractive = ExtractiveBackend(self.settings, self.embedder)
-        for number in dict.fromkeys(n for s in sentences if s.supported for n in s.citations):
-            source = sources[number - 1]
-            prompt = Prompt(messages=[], sources=[source], question=question)
-            for _, sentence in extractive.best_sentences(prompt)[:1]:
-                evidence[source.paper.paper_id] = sentence
-                return [paper_line(source, sentence, number)]
-        return []
+        """Turn raw model text into a checked Answer (see `rag.answer.checking`)."""
+        return self.checker.check(raw, sources, draft)
 
     def _scope(self, question: str, history: list[Message], named: set[str]) -> set[str] | None:
         """The papers a follow-up refers back to, unless the question names other papers."""
