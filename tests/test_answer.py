@@ -374,6 +374,23 @@ def test_a_list_question_lists_the_papers_that_meet_its_conditions(answerer_with
     assert title_names(answer) == {"SAFA-SNN"}
 
 
+def test_a_list_question_naming_one_papers_method_lists_the_others_using_it(answerer_with):
+    """ "PINNs" is a name Separable Neural Networks defines; another paper solves PINNs too."""
+    question = "Which papers involve physics-informed neural networks (PINNs)?"
+    _, answer = run(answerer_with(backend=FakeBackend()), question)
+    separable, newton = "Separable Neural Networks", "A Regularized Newton Method"
+    assert {name[: len(newton)] for name in title_names(answer)} == {separable, newton}
+
+
+def test_a_list_question_naming_an_authors_papers_lists_exactly_those(answerer_with):
+    _, answer = run(answerer_with(backend=FakeBackend()), "Which papers did Deyu Meng co-author?")
+    assert answer.citations and all(
+        any("Deyu Meng" in a for a in s.paper.authors)
+        for s in answer.sources
+        if s.paper.paper_id in {c.paper_id for c in answer.citations}
+    )
+
+
 @pytest.mark.parametrize(
     ("question", "stated"),
     [

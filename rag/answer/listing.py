@@ -111,9 +111,10 @@ def meets(sources: list[Source], conditions: list[str], embedder) -> list[bool]:
 
 
 def relevant_papers(sources: list[Source], question: str, embedder) -> list[tuple[Source, str]]:
-    """The relevant sources, best first, each with its sentence closest to the question. When
-    the question names papers (an author, a label, a method: relevance 1), exactly those;
-    otherwise only papers that meet each of its conditions (`conditions_of`)."""
+    """The relevant sources, best first, each with its sentence closest to the question: the
+    papers the question names (relevance 1), then those that meet each of its conditions
+    (`conditions_of`). Several papers named ("papers by <author>", "in <label>") are exactly the
+    answer; one paper named by a method ("papers involving PINNs") is not the only one using it."""
     wanted, scored = stems(question), []
     closest = closest_sentences(sources, question, embedder)
     met = meets(sources, conditions_of(question), embedder)
@@ -123,18 +124,18 @@ def relevant_papers(sources: list[Source], question: str, embedder) -> list[tupl
         text = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
         coverage = len(wanted & text) / len(wanted) if wanted else 0.0
         scored.append((cosine + COVERAGE_WEIGHT * coverage, cosine, coverage > 0, source, sentence))
-    if not scored:
-        return []
-    if any(source.relevance >= 1.0 for *_, source, _ in scored):  # "papers by <author>"
-        return [(source, sentence) for *_, source, sentence in scored if source.relevance >= 1.0]
-    top = max(score for score, *_ in scored)
+    named = [(source, sentence) for *_, source, sentence in scored if source.relevance >= 1.0]
+    others = [pick for pick in scored if pick[3].relevance < 1.0]
+    if len(named) > 1 or not others:
+        return named
+    top = max(score for score, *_ in others)
     kept = [
         (score, source, sentence)
-        for score, cosine, shared, source, sentence in scored
+        for score, cosine, shared, source, sentence in others
         if score >= CLOSE_TO_BEST * top and cosine >= MIN_SIMILARITY and (shared or not wanted)
     ]
     kept.sort(key=lambda pick: -pick[0])
-    return [(source, sentence) for _, source, sentence in kept]
+    return named + [(source, sentence) for _, source, sentence in kept]
 
 
 # What a sentence that only names a paper says around its title: "It is titled X", "Title: X".
