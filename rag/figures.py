@@ -86,10 +86,14 @@ ASKS_FOR_FIGURE = re.compile(
     r"(?:\band|,)\s+how (?:many|much)\b"
     r"|^(?:[^,?]{0,40},\s*)?(?:(?:on|in|for|across|at|to|from|with) )?"
     r"(?:how (?:many|much|large|big|small|fast|long|often)|by how much|up to what|"
-    r"what (?:is |are |was )?(?:the )?(?:[\w-]+ ){0,3}?(?:speedup|accuracy|error rate|percentage|"
-    r"gain|improvement|reduction|perplexity|learning rate|number of|proportion))\b",
+    r"what (?:is |are |was )?(?:the )?(?:[\w-]+ ){0,3}?(?P<measure>speedup|accuracy|error rate|"
+    r"percentage|gain|improvement|reduction|perplexity|learning rate|number of|proportion))\b",
     re.IGNORECASE,
 )
+# Measures a sentence stating them names next to the figure ("a learning rate of 0.1", "95%
+# accuracy"); a gain or a speedup is often stated otherwise ("2x faster", "outperforms by 5%").
+NAMED_MEASURES = {"accuracy", "error rate", "perplexity", "learning rate"}
+MEASURES = stems(" ".join(NAMED_MEASURES)) - {"learn", "error"}  # "accuraci", "rate", "perplex"
 # "How much faster ...?" and "How much does ...?" count nothing a figure must be next to; "How
 # much memory ...?" does.
 UNCOUNTED = (
@@ -106,12 +110,15 @@ COUNTED = re.compile(
 
 def asked_figure(question: str) -> set[str] | None:
     """None when the question does not ask for a figure; otherwise what it counts, as stems
-    ("How many participants were recorded?" counts {"particip"}), empty when any figure can
-    answer it ("How much faster ...?")."""
-    if not ASKS_FOR_FIGURE.search(question):
+    ("How many participants were recorded?" counts {"particip"}, "What learning rate ...?"
+    {"rate"}), empty when any figure can answer it ("How much faster ...?")."""
+    asked = ASKS_FOR_FIGURE.search(question)
+    if not asked:
         return None
-    counted = COUNTED.search(question)
-    return stems(counted.group(1)) if counted else set()
+    if counted := COUNTED.search(question):
+        return stems(counted.group(1))
+    measure = (asked.group("measure") or "").lower()
+    return stems(measure.split()[-1]) if measure in NAMED_MEASURES else set()  # "rate", not "learn"
 
 
 def figure_words(text: str, title: str = "") -> set[str]:
@@ -121,5 +128,10 @@ def figure_words(text: str, title: str = "") -> set[str]:
 
 def answers_figure(text: str, counted: set[str], title: str = "") -> bool:
     """Whether the text states a figure, next to a word of what is `counted` when that is
-    given ("three EEG datasets" does not say how many participants)."""
-    return states_figures(text) and (not counted or bool(counted & figure_words(text, title)))
+    given ("three EEG datasets" does not say how many participants), or, for a named measure,
+    in a sentence that names it."""
+    if not (states_figures(text) and counted):
+        return states_figures(text)  # any figure answers "How much faster ...?"
+    if counted <= MEASURES:  # "reduces the word error rate (WER) ... from 24.69% to 10.22%"
+        return counted <= stems(text)
+    return bool(counted & figure_words(text, title))

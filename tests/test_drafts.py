@@ -293,7 +293,10 @@ def test_a_list_questions_conditions_are_its_parts_with_two_content_words(questi
         ("How many tasks?", {"task"}),
         ("Which model does BIT use, and how many parameters does it have?", {"paramet"}),
         ("At most, by how much does CaRe-BN improve performance?", set()),
-        ("What word error rate does the brain-to-text framework reach?", set()),
+        ("What word error rate does the brain-to-text framework reach?", {"rate"}),
+        ("What learning rate is used to train SAFA-SNN?", {"rate"}),
+        ("What top-1 accuracy does FIRE report on ImageNet?", {"accuraci"}),
+        ("What speedup does TSENOR reach?", set()),
         ("Up to what percentage do EUGens improve inference speed?", set()),
         ("Which work shows how long to simulate the dynamics before resetting?", None),
         ("What does AnaCP propose?", None),
@@ -312,6 +315,16 @@ def test_a_figure_answers_how_many_only_next_to_what_is_counted():
     assert answers_figure(sentence, {"dataset"}) and answers_figure(sentence, set())
     assert not answers_figure(sentence, {"particip"})
     assert not answers_figure("SPICED adapts to new subjects.", set())
+
+
+def test_a_figure_answers_what_measure_only_in_a_sentence_naming_the_measure():
+    """ "What learning rate ...?" is not answered by "at least 4.01% improvement"."""
+    from rag.figures import answers_figure
+
+    wer = "BIT reduces the word error rate (WER) of the prior method from 24.69% to 10.22%."
+    assert answers_figure(wer, {"rate"})
+    assert not answers_figure("SAFA-SNN achieves at least 4.01% improvement.", {"rate"})
+    assert not answers_figure("The word error rate drops sharply.", {"rate"})  # no figure
 
 
 @pytest.mark.parametrize(
