@@ -10,7 +10,7 @@ from tests.conftest import REPO
 # Measured (extractive/hybrid, eval/questions.jsonl, 221 questions, dbd60db): recall@5 0.995,
 # citation precision 0.965, abstention accuracy 0.600 (24 of 40). Margins: 0.02 on recall, 0.03
 # on precision, one question (1/40) on abstention accuracy.
-FLOORS = {"recall@5": 0.975, "citation_precision": 0.935, "abstention_accuracy": 0.575}
+FLOORS = {"recall@5": 0.975, "citation_precision": 0.93, "abstention_accuracy": 0.625}
 
 pytestmark = pytest.mark.slow
 
