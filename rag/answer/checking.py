@@ -95,7 +95,7 @@ class Checker:
         self.support = SupportChecker(embedder, settings.support_threshold)
 
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
-        """Turn raw model text into a checked Answer: valid, renumbered, support-scored citations."""
+        """Raw model text as a checked Answer: valid, renumbered, support-scored citations."""
         sentences, dropped = cite.parse_answer(raw, len(sources))
         cite.cite_named_titles(sentences, sources)
         self._cite_named_methods(sentences, sources)
