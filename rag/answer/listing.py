@@ -115,23 +115,23 @@ def relevant_papers(sources: list[Source], question: str, embedder) -> list[tupl
     papers the question names (relevance 1), then those that meet each of its conditions
     (`conditions_of`). Several papers named ("papers by <author>", "in <label>") are exactly the
     answer; one paper named by a method ("papers involving PINNs") is not the only one using it."""
-    wanted, scored = stems(question), []
+    wanted, named, scored = stems(question), [], []
     closest = closest_sentences(sources, question, embedder)
     met = meets(sources, conditions_of(question), embedder)
     for source, (cosine, sentence), ok in zip(sources, closest, met):
-        if not sentence or not (ok or source.relevance >= 1.0):
-            continue
-        text = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
-        coverage = len(wanted & text) / len(wanted) if wanted else 0.0
-        scored.append((cosine + COVERAGE_WEIGHT * coverage, cosine, coverage > 0, source, sentence))
-    named = [(source, sentence) for *_, source, sentence in scored if source.relevance >= 1.0]
-    others = [pick for pick in scored if pick[3].relevance < 1.0]
-    if len(named) > 1 or not others:
+        if sentence and source.relevance >= 1.0:
+            named.append((source, sentence))
+        elif sentence and ok:
+            text = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
+            coverage = len(wanted & text) / len(wanted) if wanted else 0.0
+            score = cosine + COVERAGE_WEIGHT * coverage
+            scored.append((score, cosine, coverage > 0, source, sentence))
+    if len(named) > 1 or not scored:
         return named
-    top = max(score for score, *_ in others)
+    top = max(score for score, *_ in scored)
     kept = [
         (score, source, sentence)
-        for score, cosine, shared, source, sentence in others
+        for score, cosine, shared, source, sentence in scored
         if score >= CLOSE_TO_BEST * top and cosine >= MIN_SIMILARITY and (shared or not wanted)
     ]
     kept.sort(key=lambda pick: -pick[0])
