@@ -57,6 +57,19 @@ def test_authors_and_asked_for_labels_are_found_in_questions():
     assert index.mentioned("Is there a statistical learning theory of this?") == []
 
 
+def test_a_paper_called_by_its_title_name_is_what_the_question_is_about():
+    def paper(pid, title):
+        return Paper(
+            paper_id=pid, title=title, title_source="derived", abstract="x", source_file="f"
+        )
+
+    fire, legacy = paper("p1", "FIRE: Balancing Plasticity"), paper("p2", "LEGACY: Compression")
+    index = MetadataIndex([fire, legacy], {"FIRE": ["p1"], "LEGACY": ["p2"], "ImageNet": ["p2"]})
+    assert index.mentioned("What top-1 accuracy does FIRE report on ImageNet?") == ["p1"]
+    assert index.mentioned("Which paper reports top-1 accuracy on ImageNet?") == ["p2"]
+    assert index.mentioned("Do FIRE and LEGACY both use ImageNet?") == ["p1", "p2"]
+
+
 def test_exact_method_name_ranks_its_paper_first(retriever):
     for mode in ("hybrid", "bm25"):
         found = retriever.search(PRICING_QUESTION, k=5, mode=mode)

@@ -7,6 +7,7 @@ import re
 from pydantic import BaseModel
 
 from rag.models import Paper
+from rag.sentences import title_name
 
 
 class Filters(BaseModel):
@@ -66,6 +67,7 @@ class MetadataIndex:
         self.authors: dict[str, set[str]] = {}
         self.labels: dict[str, set[str]] = {}
         self.names = {name: set(pids) for name, pids in (names or {}).items()}
+        self.title_names = {n: paper.paper_id for paper in papers if (n := title_name(paper.title))}
         for paper in papers:
             for author in paper.authors:
                 if " " in (key := words_key(author)):  # a lone surname is too ambiguous
@@ -76,9 +78,14 @@ class MetadataIndex:
 
     def mentioned(self, query: str) -> list[str]:
         """Papers whose author or method the query names, or whose area label it asks about,
-        most mentions first. Method names match as written ('FIRE', not 'fire')."""
+        most mentions first. Method names match as written ('FIRE', not 'fire'). A query that
+        calls a paper by the name its title starts with is about that paper: a dataset or model
+        name only another paper's abstract uses does not name that paper ("What does FIRE report
+        on ImageNet?" is not about the one paper that mentions ImageNet)."""
         tokens = set(re.findall(r"[\w-]+", query))
-        named = [pid for name, pids in self.names.items() if name in tokens for pid in pids]
+        named = [pid for name, pid in self.title_names.items() if name in tokens] or [
+            pid for name, pids in self.names.items() if name in tokens for pid in pids
+        ]
         words = words_key(query).split()
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
