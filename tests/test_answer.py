@@ -414,6 +414,43 @@ def test_the_extractive_answer_to_a_figure_question_states_one_from_the_named_pa
         assert stated in answer.text and len(answer.citations) == 1
 
 
+@pytest.mark.parametrize(
+    ("question", "missing"),
+    [
+        ("Which paper attacks graph neural networks with federated clients?", "federated clients"),
+        (
+            "Which paper does few-shot class-incremental learning for satellite imagery?",
+            "satellite imagery",
+        ),
+        ("Which paper decodes speech from brain signals with a pretrained encoder?", None),
+    ],
+)
+def test_the_extractive_answer_to_which_paper_needs_its_last_condition_met(
+    seed_index, retriever, question, missing
+):
+    """With no model to judge, the closest paper answers only if it meets the last condition."""
+    answerer = Answerer(
+        seed_index.model_copy(update={"llm_backend": "extractive"}), retriever=retriever
+    )
+    _, answer = run(answerer, question)
+    if missing:
+        assert answer.abstained and not answer.citations
+        assert any(f"'{missing}'" in notice for notice in answer.notices)
+    else:
+        assert not answer.abstained and len(answer.citations) == 1
+
+
+def test_the_fallback_answer_to_which_paper_is_checked_like_the_extractive_one(answerer_with):
+    class Broken(FakeBackend):
+        def stream(self, prompt):
+            raise BackendError("openai backend at http://x failed: timed out")
+
+    question = "Which paper attacks graph neural networks with federated clients?"
+    _, answer = run(answerer_with(backend=Broken()), question)
+    assert answer.abstained and answer.fallback_from == "fake"
+    assert any("'federated clients'" in notice for notice in answer.notices)
+
+
 def test_an_uncited_sentence_naming_a_source_by_its_method_is_cited_to_it(answerer_with):
     """The model cited a number that was no source; the sentence names FIRE, the one shown."""
     reply = "For language modeling, FIRE trains a GPT-0.1B model on OpenWebText [4]."

@@ -14,8 +14,10 @@ from pydantic import BaseModel, Field
 from rag.answer import citations as cite
 from rag.answer.listing import (
     closest_sentences,
+    conditions_of,
     expand_names,
     led_papers,
+    meets,
     overlooked_leader,
     paper_line,
 )
@@ -59,6 +61,7 @@ WITHHELD = (
 )
 NOT_THE_ANSWER = "Checked by the model: the abstract of {} does not answer the question."
 NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
+MISSING_CONDITION = "The question asks about '{}', and the abstract of {} does not."
 
 
 def abstention(
@@ -116,11 +119,10 @@ class Checker:
             return abstention(draft, sources, dropped=dropped, why=WITHHELD)
         elif prose and (led := led_papers(sentences, sources)):
             sentences = [s for s in sentences if not led & set(s.citations)]
-        if rejected := self._rejected(sentences, sources, question, draft, bool(leader)):
+        rejected, why = self._rejected(sentences, sources, question, draft, bool(leader))
+        if rejected:
             sentences = [s for s in sentences if not rejected & set(s.citations)]
             if not any(s.supported for s in sentences):
-                titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
-                why = NOT_THE_ANSWER.format(titles)
                 return abstention(draft, sources, dropped=dropped, why=why)
         counted = asked_figure(question)
         if counted is not None and not any(
@@ -156,36 +158,55 @@ class Checker:
         question: str,
         draft: Draft,
         overlooked: bool = False,
-    ) -> set[int]:
-        """The numbers of the papers a model's answer to "which paper ...?" gives (or a list
-        answer, when it lists one) that the model, shown the paper's passage and the question
-        alone, says do not answer it. A small model restates the question as a near paper's
-        contribution ("EvA proposes a certified defense ..."), and a restated question passes
-        any check against the abstract's wording; a list of one is often the one paper that
-        shares the question's words. So is the paper an `overlooked` draft answers with instead
-        (`overlooked_leader`). Papers the question names (relevance 1) are not judged."""
-        if draft.fallback_from or not (overlooked or asks_for_papers(question)):
-            return set()
+    ) -> tuple[set[int], str]:
+        """The numbers of the papers an answer to "which paper ...?" gives (or a list answer,
+        when it lists one) that do not answer it, and why. A small model restates the question as
+        a near paper's contribution ("EvA proposes a certified defense ..."), and a restated
+        question passes any check against the abstract's wording; a list of one is often the one
+        paper that shares the question's words. So is the paper an `overlooked` draft answers
+        with instead (`overlooked_leader`). The model, shown the paper's passage and the question
+        alone, judges; with no model to ask (the extractive answer, or a fallback) a paper is
+        rejected when it misses the question's last condition (`conditions_of`: "... on 3D point
+        clouds", "... with differential privacy guarantees"), which usually sets the question's
+        own subject apart from its near neighbours'. Papers the question names (relevance 1) are
+        not judged."""
+        if not (overlooked or asks_for_papers(question)):
+            return set(), ""
         if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
-            return set()
+            return set(), ""
         cited = {n for s in sentences if s.supported for n in s.citations}
         judged = sorted(n for n in cited if sources[n - 1].relevance < 1.0)
+        if not judged:
+            return set(), ""
+        if draft.backend == "extractive":  # configured, or the fallback of a failed model
+            return self._missing_condition(judged, sources, question)
         rejected = set()
         try:
             backend = self.backend()
-            if not (backend.is_llm and judged):
-                return set()
+            if not backend.is_llm:
+                return self._missing_condition(judged, sources, question)
             for number in judged:
                 judging = judge_messages(question, sources[number - 1])
                 if says_no(backend.complete(Prompt(messages=judging, max_tokens=2))):
                     rejected.add(number)
         except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
             draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
-            return set()
+            return set(), ""
         # The judge's prompt replaced the answer prompt's start in the model's cache: put it back
         # while the user reads, so the next question does not wait ~2 s for it.
         threading.Thread(target=self._warm_quietly, daemon=True).start()
-        return rejected
+        titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
+        return rejected, NOT_THE_ANSWER.format(titles)
+
+    def _missing_condition(
+        self, judged: list[int], sources: list[Source], question: str
+    ) -> tuple[set[int], str]:
+        """The judged papers that do not meet the question's last condition, and why."""
+        last = conditions_of(question)[-1:]
+        verdicts = meets([sources[n - 1] for n in judged], last, self.embedder)
+        rejected = {n for n, ok in zip(judged, verdicts) if not ok}
+        titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
+        return rejected, MISSING_CONDITION.format(last[0], titles) if rejected else ""
 
     def _warm_quietly(self) -> None:
         try:
