@@ -368,6 +368,20 @@ def test_a_list_question_whose_condition_no_paper_meets_is_declined_saying_which
     assert "AnaCP" in {title.split(":")[0] for title in (s.paper.title for s in answer.suggestions)}
 
 
+def test_a_list_condition_naming_something_no_paper_mentions_is_not_met(answerer_with):
+    """Papers on "neuromorphic hardware" do not meet "IBM TrueNorth hardware"."""
+    fake = FakeBackend()
+    named = "Which spiking neural network papers deploy their models on IBM TrueNorth hardware?"
+    _, answer = run(answerer_with(backend=fake), named)
+    assert answer.abstained and not answer.citations
+    assert any("'IBM TrueNorth hardware'" in notice for notice in answer.notices)
+    _, answer = run(
+        answerer_with(backend=fake),
+        "Which spiking neural network papers run on neuromorphic hardware?",
+    )
+    assert "CaRe-BN" in title_names(answer)
+
+
 def test_a_list_question_lists_the_papers_that_meet_its_conditions(answerer_with):
     question = "Which papers use spiking neural networks for few-shot class-incremental learning?"
     _, answer = run(answerer_with(backend=FakeBackend()), question)

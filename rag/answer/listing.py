@@ -90,20 +90,24 @@ def conditions_of(question: str) -> list[str]:
 
 
 def meets(sources: list[Source], conditions: list[str], embedder) -> list[bool]:
-    """Per source, whether it meets every condition (see CONDITION_SIMILARITY)."""
+    """Per source, whether it meets every condition (see CONDITION_SIMILARITY); one that names
+    someone or something ("Intel Loihi") only a source that mentions the name meets."""
     if not conditions:
         return [True] * len(sources)
     texts = [[metadata_sentence(s.paper), *split_sentences(s.paper.abstract)] for s in sources]
     vectors = np.asarray(embedder.embed([*conditions, *(t for own in texts for t in own)]))
     wanted, rest, offset, verdicts = vectors[: len(conditions)], vectors[len(conditions) :], 0, []
-    for own in texts:
+    for source, own in zip(sources, texts):
         closest = (wanted @ rest[offset : offset + len(own)].T).max(axis=1)
         offset += len(own)
         words = stems(" ".join(own))
         verdicts.append(
             all(
-                cosine >= CONDITION_SIMILARITY
-                or 2 * len(stems(condition) & words) >= len(stems(condition))
+                (
+                    cosine >= CONDITION_SIMILARITY
+                    or 2 * len(stems(condition) & words) >= len(stems(condition))
+                )
+                and not unknown_names(condition, [source])  # "... on Intel Loihi chips"
                 for condition, cosine in zip(conditions, closest)
             )
         )
