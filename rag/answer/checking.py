@@ -64,6 +64,11 @@ NO_FIGURE = "The question asks for a figure, and no cited abstract sentence stat
 MISSING_CONDITION = "The question asks about '{}', and the abstract of {} does not."
 
 
+def titles(numbers: set[int], sources: list[Source]) -> str:
+    """The numbered sources' titles, quoted: "'A', 'B'"."""
+    return ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(numbers))
+
+
 def abstention(
     draft: Draft, sources: list[Source], text: str = "", why: str = "", dropped: int = 0
 ) -> Answer:
@@ -183,8 +188,6 @@ class Checker:
         rejected = set()
         try:
             backend = self.backend()
-            if not backend.is_llm:
-                return self._missing_condition(judged, sources, question)
             for number in judged:
                 judging = judge_messages(question, sources[number - 1])
                 if says_no(backend.complete(Prompt(messages=judging, max_tokens=2))):
@@ -195,8 +198,7 @@ class Checker:
         # The judge's prompt replaced the answer prompt's start in the model's cache: put it back
         # while the user reads, so the next question does not wait ~2 s for it.
         threading.Thread(target=self._warm_quietly, daemon=True).start()
-        titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
-        return rejected, NOT_THE_ANSWER.format(titles)
+        return rejected, NOT_THE_ANSWER.format(titles(rejected, sources))
 
     def _missing_condition(
         self, judged: list[int], sources: list[Source], question: str
@@ -205,8 +207,7 @@ class Checker:
         last = conditions_of(question)[-1:]
         verdicts = meets([sources[n - 1] for n in judged], last, self.embedder)
         rejected = {n for n, ok in zip(judged, verdicts) if not ok}
-        titles = ", ".join(f"'{sources[n - 1].paper.title}'" for n in sorted(rejected))
-        return rejected, MISSING_CONDITION.format(last[0], titles) if rejected else ""
+        return rejected, MISSING_CONDITION.format(last[0], titles(rejected, sources))
 
     def _warm_quietly(self) -> None:
         try:
