@@ -1,5 +1,5 @@
 """The CI gate: the extractive backend on the whole dev set must not fall below the levels
-measured on 2026-12-04 (see eval/README.md), less a small margin for harmless changes."""
+measured last (see eval/README.md), less a small margin for harmless changes."""
 
 import pytest
 
@@ -7,10 +7,10 @@ from rag.evaluate import load_questions, run
 from rag.report import write_reports
 from tests.conftest import REPO
 
-# Measured (extractive/hybrid, eval/questions.jsonl, 221 questions, dbd60db): recall@5 0.995,
-# citation precision 0.965, abstention accuracy 0.600 (24 of 40). Margins: 0.02 on recall, 0.03
+# Measured (extractive/hybrid, eval/questions.jsonl, 221 questions, d888e6e): recall@5 0.995,
+# citation precision 0.964, abstention accuracy 0.775 (31 of 40). Margins: 0.02 on recall, 0.03
 # on precision, one question (1/40) on abstention accuracy.
-FLOORS = {"recall@5": 0.975, "citation_precision": 0.93, "abstention_accuracy": 0.625}
+FLOORS = {"recall@5": 0.975, "citation_precision": 0.93, "abstention_accuracy": 0.75}
 
 pytestmark = pytest.mark.slow
 
