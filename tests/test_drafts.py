@@ -538,26 +538,25 @@ def test_an_answer_keeps_only_the_paper_that_clearly_leads_the_others_it_cites(
     assert [c.title for c in answer.citations] == [first.paper.title, second.paper.title][:kept]
 
 
-def test_after_the_model_judges_the_answer_prompt_is_warmed_again(seed_index, retriever):
-    """The judge's prompt evicts the answer prompt's start from a local model's cache."""
-    import time
+def test_the_model_judges_in_its_side_process_so_the_answer_prompt_stays_cached(
+    seed_index, retriever
+):
+    """A local model keeps one prompt's start cached per process: the judge's prompt goes to
+    the process for side tasks, never to the one that answers."""
 
-    class Warmed(Judged):
-        def __init__(self, verdict: str):
-            super().__init__(verdict)
-            self.warmed = []
+    class Answers(Judged):
+        def __init__(self):
+            super().__init__("No")
+            self.side = Judged("No")
 
-        def warm(self, prompt):
-            self.warmed.append(prompt)
+        def side_tasks(self):
+            return self.side
 
-    fake = Warmed("Yes")
+    fake = Answers()
     question = (
         "Which paper gives a certified defense making graph neural networks provably robust to "
         "edge perturbations?"
     )
-    list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))
-    deadline = time.monotonic() + 5
-    while not fake.warmed and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert fake.judged and len(fake.warmed) == 1
-    assert fake.warmed[0].messages[0].content.startswith("You answer questions")
+    answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
+    assert fake.side.judged and not fake.judged and answer.abstained
+    assert len(fake.prompts) == 1 and not fake.side.prompts  # the answer, and nothing else

@@ -107,6 +107,19 @@ def answerer_prompt(answerer):
     return Prompt(messages=answer_messages(PRICING_QUESTION, sources), sources=sources)
 
 
+def test_side_tasks_run_in_a_second_model_process_of_their_own(tmp_path, seed_index):
+    """The judge and the rewriter never evict the answer prompt from the answering process."""
+    from rag.llm.local import SIDE_CONTEXT, LocalBackend
+
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(64))
+    backend = LocalBackend(seed_index.model_copy(update={"local_model_path": gguf}))
+    side = backend.side_tasks()
+    assert side is backend.side_tasks() and side.side_tasks() is side
+    assert side.process is not backend.process and side.secret == side.process.key
+    assert side.process.context == SIDE_CONTEXT and side.process.model == backend.process.model
+
+
 def test_a_model_process_that_dies_while_loading_says_why(tmp_path):
     dying = [sys.executable, "-c", "print('error loading model: bad magic'); raise SystemExit(3)"]
     process = ModelProcess(tmp_path / "m.gguf", 2, 4096, command=dying)

@@ -4,7 +4,6 @@ overlooked, the papers a clear leader outranks, the model judging "which paper" 
 figure a question asks for). Declining is an answer too: `abstention` is every way one is shown."""
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from typing import Literal
@@ -87,19 +86,11 @@ def abstention(
 
 
 class Checker:
-    """Checks drafts against the retrieved papers; `backend` (when it is a model) judges, and
-    `warm` puts the answer prompt back in its cache afterwards."""
+    """Checks drafts against the retrieved papers; `backend` (when it is a model) judges."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        embedder,
-        metadata,
-        backend: Callable[[], LLMBackend],
-        warm: Callable[[], None],
-    ):
+    def __init__(self, settings: Settings, embedder, metadata, backend: Callable[[], LLMBackend]):
         self.settings, self.embedder, self.metadata = settings, embedder, metadata
-        self.backend, self.warm = backend, warm
+        self.backend = backend
         self.support = SupportChecker(embedder, settings.support_threshold)
 
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
@@ -187,7 +178,7 @@ class Checker:
             return self._missing_condition(judged, sources, question)
         rejected = set()
         try:
-            backend = self.backend()
+            backend = self.backend().side_tasks()  # the answer prompt stays cached
             for number in judged:
                 judging = judge_messages(question, sources[number - 1])
                 if says_no(backend.complete(Prompt(messages=judging, max_tokens=2))):
@@ -195,9 +186,6 @@ class Checker:
         except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
             draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
             return set(), ""
-        # The judge's prompt replaced the answer prompt's start in the model's cache: put it back
-        # while the user reads, so the next question does not wait ~2 s for it.
-        threading.Thread(target=self._warm_quietly, daemon=True).start()
         return rejected, NOT_THE_ANSWER.format(titles(rejected, sources))
 
     def _missing_condition(
@@ -208,12 +196,6 @@ class Checker:
         verdicts = meets([sources[n - 1] for n in judged], last, self.embedder)
         rejected = {n for n, ok in zip(judged, verdicts) if not ok}
         return rejected, MISSING_CONDITION.format(last[0], titles(rejected, sources))
-
-    def _warm_quietly(self) -> None:
-        try:
-            self.warm()
-        except Exception as error:  # noqa: BLE001 - only a head start; the next answer says why
-            log.info("Re-warming the answer prompt failed: %s", error)
 
     def _stated_figure(
         self,

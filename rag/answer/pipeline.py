@@ -10,7 +10,7 @@ from rag.answer.context import focus, select
 from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
 from rag.answer.language import ENGLISH_ONLY, not_english
 from rag.answer.listing import conditions_of, is_list_question, list_answer, relevant_papers
-from rag.answer.prompts import answer_messages, summary_messages
+from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.support import unknown_names
 from rag.config import Settings
 from rag.errors import RagError
@@ -73,9 +73,7 @@ class Answerer:
         self.retriever = retriever or Retriever(settings, embedder=embedder)
         self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
-        self.checker = Checker(
-            settings, self.embedder, self.retriever.metadata, self.backend, self.warm
-        )
+        self.checker = Checker(settings, self.embedder, self.retriever.metadata, self.backend)
 
     def backend(self) -> LLMBackend:
         """The configured backend, built on first use (so a broken one can fall back)."""
@@ -84,9 +82,12 @@ class Answerer:
         return self._backend
 
     def warm(self) -> None:
-        """Load the backend's model now, with the answer prompt's fixed start (a running chat
-        server calls this at launch, so the first question does not wait for it)."""
-        self.backend().warm(Prompt(messages=answer_messages("", []), max_tokens=1))
+        """Load the backend's model now, with the answer prompt's fixed start, and the judge's
+        in the process for side tasks (a running chat server calls this at launch, so the first
+        question does not wait for them)."""
+        backend = self.backend()
+        backend.warm(Prompt(messages=answer_messages("", []), max_tokens=1))
+        backend.side_tasks().warm(Prompt(messages=judge_messages("", None), max_tokens=1))
 
     def backend_name(self) -> str:
         return self._backend.name if self._backend else self.settings.llm_backend
@@ -229,4 +230,4 @@ class Answerer:
             backend = self.backend()
         except RagError:
             return None
-        return backend if backend.is_llm else None
+        return backend.side_tasks() if backend.is_llm else None

@@ -93,11 +93,14 @@ def rewrite_messages(question: str, history: list[Message]) -> list[Message]:
     return [Message(role="system", content=REWRITE_SYSTEM), Message(role="user", content=user)]
 
 
-def judge_messages(question: str, source: Source) -> list[Message]:
-    """Asks whether the source's passage answers the question (the reply is Yes or No)."""
+def judge_messages(question: str, source: Source | None) -> list[Message]:
+    """Asks whether the source's passage answers the question (the reply is Yes or No); with
+    no source, the prompt's fixed start (to warm a cache with)."""
     user = (
         f"Title: {source.paper.title}\nAbstract: {defang(source.passage)}\n\n"
         f"Question: {question}\nDoes this abstract answer the question? Reply Yes or No."
+        if source
+        else ""
     )
     return [Message(role="system", content=JUDGE_SYSTEM), Message(role="user", content=user)]
 

@@ -41,6 +41,11 @@ class LLMBackend(ABC):
         """Get ready to answer prompts like this one (load the model, cache the prompt's
         shared start); most backends have nothing to do."""
 
+    def side_tasks(self) -> "LLMBackend":
+        """The backend for short prompts beside the answers (judging a paper, rewriting a
+        follow-up): this one, unless another keeps the answer prompt's cached start intact."""
+        return self
+
     @abstractmethod
     def stream(self, prompt: Prompt) -> Iterator[str]:
         """Yield pieces of the answer text; raise BackendError on failure."""

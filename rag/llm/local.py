@@ -1,6 +1,7 @@
 """The local backend: the bundled GGUF (or RAG_LOCAL_MODEL_PATH) served by a supervised llama.cpp
 process (`rag.llm.runner`), streamed through the same OpenAI-compatible client as `openai`."""
 
+import copy
 from collections.abc import Iterator
 
 from rag.config import Settings
@@ -9,6 +10,8 @@ from rag.llm.base import BackendError, Prompt
 from rag.llm.bundled import QWEN_CODER_1_5B
 from rag.llm.remote import OpenAICompatibleBackend, openai_like
 from rag.llm.runner import ALIAS, shared_process
+
+SIDE_CONTEXT = 2048  # tokens: a judge's or rewriter's prompt is a few hundred
 
 
 class LocalBackend(OpenAICompatibleBackend):
@@ -30,12 +33,27 @@ class LocalBackend(OpenAICompatibleBackend):
         self.process = shared_process(self.path, settings.llm_threads, settings.llm_context)
         self.where = f"the local model process for {self.path.name}"
         self.secret = self.process.key
+        self._side: LocalBackend | None = None
 
     def check(self) -> None:
         """Every GGUF file starts with b"GGUF"; this catches garbage without loading 1 GB."""
         with self.path.open("rb") as handle:
             if handle.read(4) != b"GGUF":
                 raise BackendError(f"The local model {self.path} is not a GGUF file; {self.fix}.")
+
+    def side_tasks(self) -> "LocalBackend":
+        """The same model in a second process. llama.cpp keeps one prompt's start cached per
+        process; a judge's or rewriter's prompt in the first would evict the answer prompt's,
+        and the next answer would wait ~2 s on 2 cores to read it again. The second process
+        shares the model file's memory pages and costs ~0.8 GB more."""
+        if self._side is None:
+            side = copy.copy(self)
+            context = min(SIDE_CONTEXT, self.settings.llm_context)
+            side.process = shared_process(self.path, self.settings.llm_threads, context, "side")
+            side.where = f"the local model's second process for {self.path.name}"
+            side.secret, side._side = side.process.key, side
+            self._side = side
+        return self._side
 
     def warm(self, prompt: Prompt) -> None:
         """Start the model process and run the prompt's shared start through it once, so the

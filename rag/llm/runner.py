@@ -195,9 +195,9 @@ _processes: dict[tuple, ModelProcess] = {}
 _processes_lock = threading.Lock()
 
 
-def shared_process(model: Path, threads: int, context: int) -> ModelProcess:
-    """The one model process of this app for this model and configuration."""
-    key = (str(Path(model).resolve()), threads, context)
+def shared_process(model: Path, threads: int, context: int, role: str = "answer") -> ModelProcess:
+    """The one model process of this app for this model, configuration and role."""
+    key = (str(Path(model).resolve()), threads, context, role)
     with _processes_lock:
         if key not in _processes:
             _processes[key] = ModelProcess(Path(model), threads, context)
