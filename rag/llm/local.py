@@ -45,7 +45,7 @@ class LocalBackend(OpenAICompatibleBackend):
         """The same model in a second process. llama.cpp keeps one prompt's start cached per
         process; a judge's or rewriter's prompt in the first would evict the answer prompt's,
         and the next answer would wait ~2 s on 2 cores to read it again. The second process
-        shares the model file's memory pages and costs ~0.8 GB more."""
+        shares the model file's memory pages and costs ~0.3 GB more."""
         if self._side is None:
             side = copy.copy(self)
             context = min(SIDE_CONTEXT, self.settings.llm_context)
