@@ -31,6 +31,14 @@ def answerer_with(seed_index, retriever):
     return make
 
 
+@pytest.fixture
+def extractive(seed_index, retriever) -> Answerer:
+    """An answerer on the extractive backend (no model)."""
+    return Answerer(
+        seed_index.model_copy(update={"llm_backend": "extractive"}), retriever=retriever
+    )
+
+
 def test_answer_cites_retrieved_papers_by_real_title(answerer_with):
     streamed, answer = run(answerer_with(), PRICING_QUESTION)
     assert streamed.strip() and not answer.abstained
@@ -346,13 +354,8 @@ def test_filters_that_match_no_paper_say_so(answerer_with):
         ),
     ],
 )
-def test_the_extractive_answer_to_which_paper_cites_one_paper(
-    seed_index, retriever, question, papers
-):
-    answerer = Answerer(
-        seed_index.model_copy(update={"llm_backend": "extractive"}), retriever=retriever
-    )
-    _, answer = run(answerer, question)
+def test_the_extractive_answer_to_which_paper_cites_one_paper(extractive, question, papers):
+    _, answer = run(extractive, question)
     assert len(answer.citations) == papers
     assert answer.citations[0].title.startswith("Hamiltonian Descent Algorithms for Optimization")
 
@@ -414,13 +417,10 @@ def test_a_list_question_naming_an_authors_papers_lists_exactly_those(answerer_w
     ],
 )
 def test_the_extractive_answer_to_a_figure_question_states_one_from_the_named_paper(
-    seed_index, retriever, question, stated
+    extractive, question, stated
 ):
     """Not the named paper's closest sentence without a figure, nor a figure of something else."""
-    answerer = Answerer(
-        seed_index.model_copy(update={"llm_backend": "extractive"}), retriever=retriever
-    )
-    _, answer = run(answerer, question)
+    _, answer = run(extractive, question)
     if stated is None:
         assert answer.abstained and not answer.citations
         assert "asks for a figure" in " ".join(answer.notices)  # says why it declines
@@ -440,13 +440,10 @@ def test_the_extractive_answer_to_a_figure_question_states_one_from_the_named_pa
     ],
 )
 def test_the_extractive_answer_to_which_paper_needs_its_last_condition_met(
-    seed_index, retriever, question, missing
+    extractive, question, missing
 ):
     """With no model to judge, the closest paper answers only if it meets the last condition."""
-    answerer = Answerer(
-        seed_index.model_copy(update={"llm_backend": "extractive"}), retriever=retriever
-    )
-    _, answer = run(answerer, question)
+    _, answer = run(extractive, question)
     if missing:
         assert answer.abstained and not answer.citations
         assert any(f"'{missing}'" in notice for notice in answer.notices)
