@@ -157,9 +157,13 @@ def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, 
     ask(page, PRICING_QUESTION, 1)
     ask(page, "What data does it use?", 2)
     page.click("text=Settings")
+    page.wait_for_timeout(500)  # the second answer has been stored
+    stored = page.evaluate("localStorage.getItem('rag-conversations')")
     page.get_by_label("Author contains").fill("Deyu Meng")
     page.keyboard.press("Tab")  # the filter is kept when the box loses focus
-    page.wait_for_timeout(1_000)
+    page.wait_for_function(  # the browser has stored it (under load this takes a while)
+        "stored => localStorage.getItem('rag-conversations') !== stored", arg=stored
+    )
     before = page.inner_text("#chat")
     page.reload()
     page.wait_for_function(ANSWERED, arg=2, timeout=30_000)
