@@ -15,6 +15,7 @@ from rag.answer.listing import (
     closest_sentences,
     conditions_of,
     expand_names,
+    ignored_word,
     led_papers,
     meets,
     overlooked_leader,
@@ -26,7 +27,7 @@ from rag.config import Settings
 from rag.figures import answers_figure, asked_figure
 from rag.llm import LLMBackend, Prompt
 from rag.models import Answer, AnswerSentence, Source
-from rag.sentences import asks_for_papers
+from rag.sentences import asks_for_papers, metadata_sentence
 from rag.text import CANNOT_ANSWER
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ WITHHELD = (
 NOT_THE_ANSWER = "Checked by the model: the abstract of {} does not answer the question."
 NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
 MISSING_CONDITION = "The question asks about '{}', and the abstract of {} does not."
+IGNORED_WORD = "The question asks about '{}', and the abstract of {} never uses the word."
 
 
 def titles(numbers: set[int], sources: list[Source]) -> str:
@@ -155,47 +157,61 @@ class Checker:
         draft: Draft,
         overlooked: bool = False,
     ) -> tuple[set[int], str]:
-        """The numbers of the papers an answer to "which paper ...?" gives (or a list answer,
-        when it lists one) that do not answer it, and why. A small model restates the question as
-        a near paper's contribution ("EvA proposes a certified defense ..."), and a restated
-        question passes any check against the abstract's wording; a list of one is often the one
-        paper that shares the question's words. So is the paper an `overlooked` draft answers
-        with instead (`overlooked_leader`). The model, shown the paper's passage and the question
-        alone, judges; with no model to ask (the extractive answer, or a fallback) a paper is
-        rejected when it misses the question's last condition (`conditions_of`: "... on 3D point
-        clouds", "... with differential privacy guarantees"), which usually sets the question's
-        own subject apart from its near neighbours'. Papers the question names (relevance 1) are
-        not judged."""
-        if not (overlooked or asks_for_papers(question)):
-            return set(), ""
+        """The numbers of the papers an answer (or a list of one) cites that do not answer the
+        question, and why. Any backend: a paper that ignores the question's key word
+        (`ignored_word`: "over-smoothing" asked of a paper on attacks on graph networks). Then,
+        for an answer to "which paper ...?", where a small model restates the question as a near
+        paper's contribution ("EvA proposes a certified defense ...") and so passes any check
+        against the abstract's wording, and for the paper an `overlooked` draft answers with
+        instead (`overlooked_leader`): the model, shown the paper's passage and the question
+        alone, judges each paper the question does not name (relevance 1). With no model to
+        ask (the extractive answer, its fallback, a list when the backend is extractive), a
+        paper is rejected when it misses the question's last condition (`conditions_of`: "...
+        on 3D point clouds"), which usually sets the question's own subject apart from its near
+        neighbours'."""
         if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
             return set(), ""
-        cited = {n for s in sentences if s.supported for n in s.citations}
-        judged = sorted(n for n in cited if sources[n - 1].relevance < 1.0)
-        if not judged:
-            return set(), ""
-        if draft.backend == "extractive":  # configured, or the fallback of a failed model
-            return self._missing_condition(judged, sources, question)
-        rejected = set()
-        try:
-            backend = self.backend().side_tasks()  # the answer prompt stays cached
-            for number in judged:
-                judging = judge_messages(question, sources[number - 1])
-                if says_no(backend.complete(Prompt(messages=judging, max_tokens=2))):
-                    rejected.add(number)
-        except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
-            draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
-            return set(), ""
-        return rejected, NOT_THE_ANSWER.format(titles(rejected, sources))
+        cited = sorted({n for s in sentences if s.supported for n in s.citations})
+        named = " ".join(metadata_sentence(s.paper) for s in sources if s.relevance >= 1.0)
+        missing: dict[tuple[str, str], set[int]] = {}  # (notice, what is missing) -> papers
+        for number in cited:  # "How does FIRE differ from AnaCP?": the other's name is no key
+            if word := ignored_word(question, sources[number - 1], self.embedder, named):
+                missing.setdefault((IGNORED_WORD, word), set()).add(number)
+        rejected = {n for numbers in missing.values() for n in numbers}
+        judged = [n for n in cited if n not in rejected and sources[n - 1].relevance < 1.0]
+        if judged and (overlooked or asks_for_papers(question)):
+            if draft.backend == "extractive" or (
+                draft.backend == "list" and self.settings.llm_backend == "extractive"
+            ):
+                last = conditions_of(question)[-1:]
+                verdicts = meets([sources[n - 1] for n in judged], last, self.embedder)
+                if not all(verdicts):
+                    numbers = {n for n, ok in zip(judged, verdicts) if not ok}
+                    missing[(MISSING_CONDITION, last[0])] = numbers
+            else:
+                try:
+                    if numbers := self._judged_no(judged, sources, question):
+                        missing[(NOT_THE_ANSWER, "")] = numbers
+                except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
+                    draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
+        why = [
+            notice.format(*filter(None, [what]), titles(numbers, sources))
+            for (notice, what), numbers in missing.items()
+        ]
+        return {n for numbers in missing.values() for n in numbers}, " ".join(why)
 
-    def _missing_condition(
-        self, judged: list[int], sources: list[Source], question: str
-    ) -> tuple[set[int], str]:
-        """The judged papers that do not meet the question's last condition, and why."""
-        last = conditions_of(question)[-1:]
-        verdicts = meets([sources[n - 1] for n in judged], last, self.embedder)
-        rejected = {n for n, ok in zip(judged, verdicts) if not ok}
-        return rejected, MISSING_CONDITION.format(last[0], titles(rejected, sources))
+    def _judged_no(self, judged: list[int], sources: list[Source], question: str) -> set[int]:
+        """The numbers of the papers the model says do not answer the question."""
+        backend = self.backend().side_tasks()  # the answer prompt stays cached
+        return {
+            number
+            for number in judged
+            if says_no(
+                backend.complete(
+                    Prompt(messages=judge_messages(question, sources[number - 1]), max_tokens=2)
+                )
+            )
+        }
 
     def _stated_figure(
         self,

@@ -114,6 +114,45 @@ def meets(sources: list[Source], conditions: list[str], embedder) -> list[bool]:
     return verdicts
 
 
+# A question word (its stem absent from a paper's title and abstract) that carries this much of
+# the question's meaning -- 1 minus the cosine of the question with and without it -- and whose
+# removal brings the question no further from the paper's closest sentence is what the question
+# asks about and the paper ignores ("over-smoothing" asked of a paper on attacks on graph neural
+# networks, "license" of a paper whose abstract gives only its code's address). Chosen on the dev
+# set (eval/questions.jsonl) with the extractive answer: it rejects the papers of 4 of the 9
+# unanswerable questions that answer still answered, and of 1 of 181 answerable ones (a named
+# paper asked "what kinds of supervision"; its abstract never says the word); at 0.07 it rejected
+# 6 and 6. Words only: a sentence's meaning is spread over all of them.
+KEY_WORD_WEIGHT = 0.1
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
+
+
+def ignored_word(question: str, source: Source, embedder, names: str = "") -> str | None:
+    """The question's key word that the source's text never uses and its closest sentence does
+    not answer (see KEY_WORD_WEIGHT), or None. Words of `names` (other papers' titles and
+    authors) are not key words."""
+    texts = [metadata_sentence(source.paper), *split_sentences(source.paper.abstract)]
+    used = stems(" ".join([names, *texts]))
+    missing = [
+        word
+        for word in dict.fromkeys(WORD.findall(question))
+        if (own := stems(word)) and not own <= used
+    ]
+    if not missing:
+        return None
+    variants = [re.sub(rf"\b{word}\b", " ", question) for word in missing]
+    vectors = np.asarray(embedder.embed([question, *variants, *texts]))
+    asked, without, sentences = (
+        vectors[0],
+        vectors[1 : len(missing) + 1],
+        vectors[len(missing) + 1 :],
+    )
+    weight = 1.0 - without @ asked
+    closer = (without @ sentences.T).max(axis=1) >= (sentences @ asked).max()
+    ranked = sorted(zip(weight, closer, missing), key=lambda item: -item[0])
+    return next((word for w, ok, word in ranked if ok and w >= KEY_WORD_WEIGHT), None)
+
+
 def relevant_papers(sources: list[Source], question: str, embedder) -> list[tuple[Source, str]]:
     """The relevant sources, best first, each with its sentence closest to the question: the
     papers the question names (relevance 1), then those that meet each of its conditions
