@@ -487,3 +487,57 @@ def test_a_method_named_only_in_an_abstract_names_its_paper(answerer_with):
     assert {c.title for c in answer.citations} == {
         "Interactive and Hybrid Imitation Learning: Provably Beating Behavior Cloning"
     }
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("What software license does MLES use for its code?", "license"),
+        ("Which paper tackles over-squashing in graph neural networks?", "squashing"),
+        ("Which papers apply spiking neural networks to speech recognition?", "spiking"),
+        ("How does MLES generate control policies?", None),
+    ],
+)
+def test_the_extractive_answer_declines_papers_that_ignore_the_questions_key_word(
+    extractive, question, word
+):
+    """The closest paper (the named one, or a list of one) never uses the word the question
+    turns on: no sentence of it answers, however close its topic."""
+    _, answer = run(extractive, question)
+    if word:
+        assert answer.abstained and not answer.citations
+        assert any(f"asks about '{word}'" in notice for notice in answer.notices)
+    else:
+        assert not answer.abstained
+        assert [c.title[:23] for c in answer.citations] == ["Multimodal LLM-Assisted"]
+
+
+class Quoting(FakeBackend):
+    """A model that answers with the first sentence of each source whose title starts with one
+    of `names`, cited to it: true, supported, and maybe not what was asked."""
+
+    def __init__(self, *names: str):
+        super().__init__()
+        self.names = names
+
+    def stream(self, prompt):
+        self.prompts.append(prompt)
+        yield " ".join(
+            f"{source.paper.abstract.split('. ')[0].rstrip('.')} [{number}]."
+            for number, source in enumerate(prompt.sources, start=1)
+            if source.paper.title.startswith(self.names)
+        )
+
+
+def test_a_model_answer_citing_a_paper_that_ignores_the_key_word_is_declined(answerer_with):
+    question = "What software license does MLES use for its code?"
+    _, answer = run(answerer_with(backend=Quoting("Multimodal LLM-Assisted")), question)
+    assert answer.abstained and any("asks about 'license'" in n for n in answer.notices)
+
+
+def test_papers_compared_by_name_are_not_rejected_for_each_others_names(answerer_with):
+    """ "AnaCP" is a word FIRE's abstract never uses, and no key word for FIRE's part."""
+    _, answer = run(
+        answerer_with(backend=Quoting("FIRE", "AnaCP")), "How does FIRE differ from AnaCP?"
+    )
+    assert title_names(answer) == {"FIRE", "AnaCP"}
