@@ -36,9 +36,9 @@ def check_question(question: str) -> str:
     return question
 
 
-UNKNOWN_NAMES = (
-    "No retrieved paper mentions {}: the answer says only what the closest papers say, not that "
-    "they are about it."
+UNKNOWN_NAMES = (  # shown with an answer or a decline: true of both
+    "No retrieved paper mentions {}: what is shown comes from the closest papers, not from one "
+    "about it."
 )
 
 
