@@ -472,12 +472,10 @@ def test_a_draft_nothing_supports_is_withheld_when_no_unnamed_paper_clearly_lead
 def test_a_paper_given_to_which_paper_is_shown_only_if_the_model_says_it_answers(
     seed_index, retriever, verdict
 ):
-    """ "EvA: Evolutionary Attacks on Graphs proposes a certified defense ..." restates the
-    question; the model, shown EvA's passage, is asked whether it answers it."""
-    question = (
-        "Which paper gives a certified defense making graph neural networks provably robust to "
-        "edge perturbations?"
-    )
+    """ "EvA: Evolutionary Attacks on Graphs makes GNNs provably robust ..." restates the
+    question (EvA's abstract uses all its key words); the model, shown EvA's passage, is asked
+    whether it answers it."""
+    question = "Which paper makes graph neural networks provably robust to edge perturbations?"
     fake = Judged(verdict)
     answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
     (judged,) = fake.judged
@@ -553,10 +551,7 @@ def test_the_model_judges_in_its_side_process_so_the_answer_prompt_stays_cached(
             return self.side
 
     fake = Answers()
-    question = (
-        "Which paper gives a certified defense making graph neural networks provably robust to "
-        "edge perturbations?"
-    )
+    question = "Which paper makes graph neural networks provably robust to edge perturbations?"
     answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
     assert fake.side.judged and not fake.judged and answer.abstained
     assert len(fake.prompts) == 1 and not fake.side.prompts  # the answer, and nothing else

@@ -42,6 +42,7 @@ class Draft(BaseModel):
     backend: str
     layout: Literal["prose", "list"] = "prose"
     summary: bool = False
+    scoped: bool = False  # a follow-up answered from the papers the previous answer named
     notices: list[str] = Field(default_factory=list)
     fallback_from: str | None = None
     ttft_s: float | None = None
@@ -52,7 +53,9 @@ class Draft(BaseModel):
 
     def answer(self, **fields) -> Answer:
         return Answer(
-            **self.model_dump(exclude={"started", "summary"}), latency_s=self.elapsed(), **fields
+            **self.model_dump(exclude={"started", "summary", "scoped"}),
+            latency_s=self.elapsed(),
+            **fields,
         )
 
 
@@ -158,60 +161,67 @@ class Checker:
         overlooked: bool = False,
     ) -> tuple[set[int], str]:
         """The numbers of the papers an answer (or a list of one) cites that do not answer the
-        question, and why. Any backend: a paper that ignores the question's key word
-        (`ignored_word`: "over-smoothing" asked of a paper on attacks on graph networks). Then,
-        for an answer to "which paper ...?", where a small model restates the question as a near
-        paper's contribution ("EvA proposes a certified defense ...") and so passes any check
-        against the abstract's wording, and for the paper an `overlooked` draft answers with
-        instead (`overlooked_leader`): the model, shown the paper's passage and the question
-        alone, judges each paper the question does not name (relevance 1). With no model to
-        ask (the extractive answer, its fallback, a list when the backend is extractive), a
-        paper is rejected when it misses the question's last condition (`conditions_of`: "...
-        on 3D point clouds"), which usually sets the question's own subject apart from its near
-        neighbours'."""
+        question, and why; papers the question names (relevance 1) are kept ("What datasets does
+        FIRE evaluate on?" is answered from FIRE whatever words its abstract uses), with a notice
+        when they ignore its key word.
+        Any backend: a paper that ignores the question's key word (`ignored_word`:
+        "over-smoothing" asked of a paper on attacks on graph networks). Then, for an answer to
+        "which paper ...?", where a small model restates the question as a near paper's
+        contribution ("EvA proposes a certified defense ...") and so passes any check against the
+        abstract's wording, and for the paper an `overlooked` draft answers with instead
+        (`overlooked_leader`): the model, shown the paper's passage and the question alone,
+        judges. With no model to ask (the extractive answer, its fallback, a list when the
+        backend is extractive), a paper is rejected when it misses the question's last condition
+        (`conditions_of`: "... on 3D point clouds"), which usually sets the question's own
+        subject apart from its near neighbours'."""
         if draft.layout == "list" and len(sources) > 1:  # a list of one is an answer like these
             return set(), ""
-        cited = sorted({n for s in sentences if s.supported for n in s.citations})
+        cited = {n for s in sentences if s.supported for n in s.citations}
+        unnamed = sorted(n for n in cited if sources[n - 1].relevance < 1.0)
         named = " ".join(metadata_sentence(s.paper) for s in sources if s.relevance >= 1.0)
-        missing: dict[tuple[str, str], set[int]] = {}  # (notice, what is missing) -> papers
-        for number in cited:  # "How does FIRE differ from AnaCP?": the other's name is no key
+        why: dict[int, str] = {}  # paper number -> why it is rejected
+        keyed = [] if draft.summary or draft.scoped else sorted(cited)  # "Summarize:", "those"
+        for number in keyed:  # "Which paper besides FIRE ...?": a named paper's words are no key
             if word := ignored_word(question, sources[number - 1], self.embedder, named):
-                missing.setdefault((IGNORED_WORD, word), set()).add(number)
-        rejected = {n for numbers in missing.values() for n in numbers}
-        judged = [n for n in cited if n not in rejected and sources[n - 1].relevance < 1.0]
+                notice = IGNORED_WORD.format(word, titles({number}, sources))
+                if number in unnamed:
+                    why[number] = notice
+                else:  # the paper the question asks about, saying what it says
+                    draft.notices.append(f"{notice[:-1]}; the answer says what it does say.")
+        judged = [n for n in unnamed if n not in why]
         if judged and (overlooked or asks_for_papers(question)):
-            if draft.backend == "extractive" or (
-                draft.backend == "list" and self.settings.llm_backend == "extractive"
-            ):
-                last = conditions_of(question)[-1:]
-                verdicts = meets([sources[n - 1] for n in judged], last, self.embedder)
-                if not all(verdicts):
-                    numbers = {n for n, ok in zip(judged, verdicts) if not ok}
-                    missing[(MISSING_CONDITION, last[0])] = numbers
-            else:
-                try:
-                    if numbers := self._judged_no(judged, sources, question):
-                        missing[(NOT_THE_ANSWER, "")] = numbers
-                except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
-                    draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
-        why = [
-            notice.format(*filter(None, [what]), titles(numbers, sources))
-            for (notice, what), numbers in missing.items()
-        ]
-        return {n for numbers in missing.values() for n in numbers}, " ".join(why)
+            why |= self._judged(judged, sources, question, draft)
+        return set(why), " ".join(dict.fromkeys(why.values()))
 
-    def _judged_no(self, judged: list[int], sources: list[Source], question: str) -> set[int]:
-        """The numbers of the papers the model says do not answer the question."""
-        backend = self.backend().side_tasks()  # the answer prompt stays cached
-        return {
-            number
-            for number in judged
-            if says_no(
-                backend.complete(
-                    Prompt(messages=judge_messages(question, sources[number - 1]), max_tokens=2)
+    def _judged(
+        self, judged: list[int], sources: list[Source], question: str, draft: Draft
+    ) -> dict[int, str]:
+        """The judged papers that do not answer the question, each with why: the model says so,
+        or, with no model to ask, the paper misses the question's last condition."""
+        if draft.backend == "extractive" or (
+            draft.backend == "list" and self.settings.llm_backend == "extractive"
+        ):
+            last = conditions_of(question)[-1:]
+            verdicts = meets([sources[n - 1] for n in judged], last, self.embedder)
+            return {
+                n: MISSING_CONDITION.format(last[0], titles({n}, sources))
+                for n, ok in zip(judged, verdicts)
+                if not ok
+            }
+        try:
+            backend = self.backend().side_tasks()  # the answer prompt stays cached
+            return {
+                n: NOT_THE_ANSWER.format(titles({n}, sources))
+                for n in judged
+                if says_no(
+                    backend.complete(
+                        Prompt(messages=judge_messages(question, sources[n - 1]), max_tokens=2)
+                    )
                 )
-            )
-        }
+            }
+        except Exception as error:  # noqa: BLE001 - the answer is shown, saying so
+            draft.notices.append(f"The relevance check failed ({error}); shown unchecked.")
+            return {}
 
     def _stated_figure(
         self,

@@ -117,6 +117,7 @@ class Answerer:
             question=question,
             standalone_question=standalone if standalone != question else None,
             backend=self.backend_name(),
+            scoped=bool(scope),
             started=started,
         )
         if k is not None and not 1 <= k <= MAX_K:
