@@ -66,6 +66,10 @@ NOT_THE_ANSWER = "Checked by the model: the abstract of {} does not answer the q
 NO_FIGURE = "The question asks for a figure, and no cited abstract sentence states it."
 MISSING_CONDITION = "The question asks about '{}', and the abstract of {} does not."
 IGNORED_WORD = "The question asks about '{}', and the abstract of {} never uses the word."
+NAMED_IGNORES_WORD = (  # the paper the question asks about: answered from what it does say
+    "The question asks about '{}', and the abstract of {} never uses the word; the answer says "
+    "what it does say."
+)
 
 
 def titles(numbers: set[int], sources: list[Source]) -> str:
@@ -183,11 +187,11 @@ class Checker:
         keyed = [] if draft.summary or draft.scoped else sorted(cited)  # "Summarize:", "those"
         for number in keyed:  # "Which paper besides FIRE ...?": a named paper's words are no key
             if word := ignored_word(question, sources[number - 1], self.embedder, named):
-                notice = IGNORED_WORD.format(word, titles({number}, sources))
+                title = titles({number}, sources)
                 if number in unnamed:
-                    why[number] = notice
-                else:  # the paper the question asks about, saying what it says
-                    draft.notices.append(f"{notice[:-1]}; the answer says what it does say.")
+                    why[number] = IGNORED_WORD.format(word, title)
+                else:
+                    draft.notices.append(NAMED_IGNORES_WORD.format(word, title))
         judged = [n for n in unnamed if n not in why]
         if judged and (overlooked or asks_for_papers(question)):
             why |= self._judged(judged, sources, question, draft)

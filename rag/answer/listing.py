@@ -17,6 +17,7 @@ from rag.answer.support import (
 from rag.models import AnswerSentence, Source
 from rag.sentences import (
     asks_for_papers,
+    evidence_sentences,
     metadata_sentence,
     split_sentences,
     stems,
@@ -94,7 +95,7 @@ def meets(sources: list[Source], conditions: list[str], embedder) -> list[bool]:
     someone or something ("Intel Loihi") only a source that mentions the name meets."""
     if not conditions:
         return [True] * len(sources)
-    texts = [[metadata_sentence(s.paper), *split_sentences(s.paper.abstract)] for s in sources]
+    texts = [evidence_sentences(s.paper) for s in sources]
     vectors = np.asarray(embedder.embed([*conditions, *(t for own in texts for t in own)]))
     wanted, rest, offset, verdicts = vectors[: len(conditions)], vectors[len(conditions) :], 0, []
     for source, own in zip(sources, texts):
@@ -130,7 +131,7 @@ def ignored_word(question: str, source: Source, embedder, names: str = "") -> st
     """The question's key word that the source's text never uses and its closest sentence does
     not answer (see KEY_WORD_WEIGHT), or None. Words of `names` (other papers' titles and
     authors) are not key words."""
-    texts = [metadata_sentence(source.paper), *split_sentences(source.paper.abstract)]
+    texts = evidence_sentences(source.paper)
     used = stems(" ".join([names, *texts]))
     missing = [
         word

@@ -13,8 +13,8 @@ from rag.models import AnswerSentence, Citation, Source, normalize_text
 from rag.retrieve.metadata import words_key
 from rag.sentences import (
     GENERIC,
+    evidence_sentences,
     metadata_sentence,
-    split_sentences,
     stems,
     title_name,
     title_pattern,
@@ -69,9 +69,7 @@ class SupportChecker:
         claims = [i for i, s in enumerate(sentences) if len(s.text.split()) >= MIN_WORDS]
         if not claims or not sources:
             return sentences, {}
-        evidence = [
-            [metadata_sentence(s.paper), *split_sentences(s.paper.abstract)] for s in sources
-        ]
+        evidence = [evidence_sentences(s.paper) for s in sources]
         flat = [sentence for sentences_ in evidence for sentence in sentences_]
         owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
         metadata = np.concatenate([[True] + [False] * (len(e) - 1) for e in evidence])
