@@ -324,6 +324,7 @@ def eval_command(
         )
     if report["by_kind"]:
         typer.echo("\n" + evaluate.answer_table(report["by_kind"]))
+        typer.echo("\nDeclines by reason:\n" + evaluate.reason_table(rows))
     if out:
         run = {
             "questions": str(questions),

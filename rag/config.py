@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from rag.tuning import AnswerTuning, RetrievalTuning
+
 BUNDLED_EMBEDDER = "all-MiniLM-L6-v2"
 
 
@@ -15,7 +17,11 @@ class Settings(BaseSettings):
     """All configuration, built once at the edge (CLI command, UI start, test) and passed down."""
 
     model_config = SettingsConfigDict(
-        env_prefix="RAG_", env_file=".env", extra="forbid", validate_default=True
+        env_prefix="RAG_",
+        env_file=".env",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
     )
 
     data_dir: Path = Field(Path("data"), description="Where the vector store and BM25 index live.")
@@ -54,18 +60,16 @@ class Settings(BaseSettings):
         20_000, ge=100, description="Longer abstracts are rejected as malformed records."
     )
     top_k: int = Field(5, ge=1, le=50, description="Papers retrieved per question.")
+    retrieval: RetrievalTuning = Field(
+        default_factory=RetrievalTuning,
+        description="Retrieval thresholds (RAG_RETRIEVAL__<NAME>), see rag/tuning.py.",
+    )
+    answer: AnswerTuning = Field(
+        default_factory=AnswerTuning,
+        description="Answer and decline thresholds (RAG_ANSWER__<NAME>), see rag/tuning.py.",
+    )
     retrieval_mode: Literal["hybrid", "dense", "bm25"] = Field(
         "hybrid", description="hybrid (dense + BM25, RRF), dense, or bm25."
-    )
-    rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (higher = flatter).")
-    min_relevance: float = Field(
-        0.49,
-        ge=0.0,
-        le=1.5,
-        description="Below this answerability score (the best cosine of question and chunk, "
-        "+0.2 x the share of the question's words the best paper uses, -0.2 x the share the "
-        "corpus never uses) the corpus is taken not to answer; chosen on the dev set, see "
-        "eval/README.md.",
     )
     # The names are written out, not built from rag.llm.BACKENDS: the registry imports this
     # module (backends take Settings), so importing it here would be an import cycle.
@@ -106,13 +110,6 @@ class Settings(BaseSettings):
     )
     ollama_host: str = Field("http://127.0.0.1:11434", description="The Ollama server.")
     ollama_model: str = Field("qwen2.5:1.5b", description="The Ollama model name.")
-    support_threshold: float = Field(
-        0.45,
-        ge=0.0,
-        le=1.0,
-        description="A sentence counts as supported by a cited abstract "
-        "when its best sentence similarity reaches this; chosen on the dev set.",
-    )
     chroma_host: str | None = Field(
         None, description="Chroma server host; unset means an embedded store under data_dir."
     )
@@ -157,6 +154,14 @@ class Settings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _k_within_cap(self) -> "Settings":
+        if self.top_k > self.retrieval.max_k:
+            raise ValueError(
+                f"top_k ({self.top_k}) must be at most retrieval.max_k ({self.retrieval.max_k})"
+            )
+        return self
+
     @property
     def chroma_dir(self) -> Path:
         return self.data_dir / "chroma"
@@ -177,10 +182,9 @@ class Settings(BaseSettings):
 def get_settings(**overrides) -> Settings:
     """Build settings from the environment and .env, with explicit overrides on top."""
     from pydantic import ValidationError
+    from pydantic_settings import SettingsError
 
     from rag.errors import ConfigError
-
-    from pydantic_settings import SettingsError
 
     warn_unknown_variables()
     try:
@@ -201,13 +205,28 @@ MODEL_PARENT_VARIABLE = "RAG_MODEL_PARENT_PID"  # the model process exits when t
 INTERNAL_VARIABLES = {MODEL_PARENT_VARIABLE}
 
 
+GROUPS = ("retrieval", "answer")  # nested settings: RAG_<GROUP>__<NAME>
+
+
+def setting_variables() -> dict[str, object]:
+    """Every RAG_* variable name with its field (the fields of nested groups flattened)."""
+    variables: dict[str, object] = {}
+    for name, field in Settings.model_fields.items():
+        if name in GROUPS:
+            for inner, inner_field in field.annotation.model_fields.items():
+                variables[f"RAG_{name.upper()}__{inner.upper()}"] = inner_field
+        else:
+            variables[f"RAG_{name.upper()}"] = field
+    return variables
+
+
 def warn_unknown_variables() -> list[str]:
     """Warn (on stderr) about RAG_* environment variables that are no setting, a typo being
     the usual reason (the same typo in .env is an error); return their names."""
     import difflib
     import logging
 
-    known = {f"RAG_{name.upper()}" for name in Settings.model_fields}
+    known = set(setting_variables())
     unknown = sorted(
         name
         for name in os.environ
@@ -227,13 +246,9 @@ def env_example() -> str:
     lines = [
         "# Every setting, with its default. Copy to .env and edit; RAG_ variables override .env."
     ]
-    for name, field in Settings.model_fields.items():
+    for variable, field in setting_variables().items():
         default = field.default
         if isinstance(default, list):
             default = json.dumps([str(item) for item in default])
-        lines += [
-            "",
-            f"# {field.description}",
-            f"RAG_{name.upper()}={'' if default is None else default}",
-        ]
+        lines += ["", f"# {field.description}", f"{variable}={'' if default is None else default}"]
     return "\n".join(lines) + "\n"

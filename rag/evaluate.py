@@ -193,6 +193,8 @@ def answer_row(question: Question, answer, gold: set[str], catalog: Catalog) -> 
         "question": question.question,
         "answerable": question.answerable,
         "abstained": answer.abstained,
+        "reason": answer.reason,
+        "reasons": answer.reasons,
         "retrieved": retrieved,
         "retrieved_titles": [s.paper.title for s in shown],
         "cited": cited,
@@ -319,6 +321,31 @@ ANSWER_COLUMNS = {
 }
 
 
+def declines_by_reason(rows: list[dict]) -> dict[str, dict[str, int]]:
+    """Per decline reason code, how many answerable (false refusals) and unanswerable questions
+    declined with it, so a regression points at its rule."""
+    counts: dict[str, dict[str, int]] = {}
+    for row in rows:
+        if row["abstained"]:
+            side = "answerable" if row["answerable"] else "unanswerable"
+            entry = counts.setdefault(
+                row.get("reason") or "unknown", {"answerable": 0, "unanswerable": 0}
+            )
+            entry[side] += 1
+    return dict(sorted(counts.items(), key=lambda item: -sum(item[1].values())))
+
+
+def reason_table(rows_by_config: dict[str, list[dict]]) -> str:
+    """Declines per configuration, reason and kind: 'answerable' ones are false refusals."""
+    rows = []
+    for config, config_rows in rows_by_config.items():
+        for kind in ["ALL", *sorted({r["kind"] for r in config_rows})]:
+            chosen = [r for r in config_rows if kind == "ALL" or r["kind"] == kind]
+            for reason, count in declines_by_reason(chosen).items():
+                rows.append([config, kind, reason, count["answerable"], count["unanswerable"]])
+    return markdown_table(["config", "kind", "reason", "answerable", "unanswerable"], rows)
+
+
 def answer_table(results: dict[str, dict[str, dict]]) -> str:
     """One row per configuration and kind."""
     rows = [
@@ -363,6 +390,7 @@ def run(
             )
             rows_by_config[config] = rows
             by_kind = metrics_by_kind(rows)
+            report.setdefault("declines", {})[config] = declines_by_reason(rows)
             ranked = {"ALL": retrieval[mode]["overall"]} | retrieval[mode]["by_kind"]
             report["by_kind"][config] = {
                 kind: metrics | {n: v for n, v in ranked.get(kind, {}).items() if n != "n"}

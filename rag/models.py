@@ -75,7 +75,10 @@ class Source(BaseModel):
     score: float = Field(description="The ranking score of the mode used (RRF for hybrid).")
     relevance: float = Field(
         description="Cosine similarity of the question and the paper's best chunk (0–1); "
-        "compared with min_relevance to decide that the corpus does not answer."
+        "compared with min_relevance to decide that the corpus does not answer; 1 when named."
+    )
+    named: bool = Field(
+        False, description="The question names this paper (an author, its method, its label)."
     )
 
     def summary(self) -> dict:
@@ -133,6 +136,13 @@ class Answer(BaseModel):
     backend: str
     layout: Literal["prose", "list"] = Field("prose", description="list: one line per paper.")
     notices: list[str] = Field(default_factory=list, description="Fallbacks and failures.")
+    reason: str | None = Field(
+        None, description="Why it declined: a code of rag.answer.verdict.Reason (not_relevant, ...)."
+    )
+    reasons: list[str] = Field(
+        default_factory=list,
+        description="The codes of every check that declined, dropped a paper, repaired or noted.",
+    )
     fallback_from: str | None = Field(None, description="The backend that failed, if any.")
     dropped_citations: int = 0
     latency_s: float = 0.0
@@ -166,6 +176,8 @@ class Answer(BaseModel):
             "unsupported_sentences": self.unsupported_sentences,
             "suggestions": [s.paper.title for s in self.suggestions],
             "notices": self.notices,
+            "reason": self.reason,
+            "reasons": self.reasons,
             "dropped_citations": self.dropped_citations,
             "latency_s": round(self.latency_s, 3),
             "ttft_s": None if self.ttft_s is None else round(self.ttft_s, 3),

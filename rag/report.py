@@ -4,7 +4,7 @@ import json
 from datetime import date
 from pathlib import Path
 
-from rag.evaluate import answer_table, retrieval_table
+from rag.evaluate import answer_table, reason_table, retrieval_table
 
 # What the chart compares, higher is better for all of them.
 CHART_METRICS = {
@@ -58,6 +58,7 @@ def markdown(report: dict, rows_by_config: dict[str, list[dict]]) -> str:
     ]
     if report["by_kind"]:
         parts += ["## Answers", answer_table(report["by_kind"]), "![configurations](chart.png)"]
+        parts += ["## Declines by reason", reason_table(rows_by_config)]
     for config, rows in rows_by_config.items():
         misses = [r for r in rows if verdict(r) != "ok"]
         parts.append(f"## Misses: {config} ({len(misses)} of {len(rows)})")

@@ -59,28 +59,6 @@ def evidence_sentences(paper) -> list[str]:
     return [metadata_sentence(paper), *split_sentences(paper.abstract)]
 
 
-# "Which paper shows X?", "Is there a work on X?", "Which papers ...": the answer is papers; with
-# the noun singular, one paper.
-PAPERS = re.compile(
-    r"\b(which|what|is there|are there|any)\b[^?]{0,40}?\b(papers?|works?|ones?|articles?)\b",
-    re.IGNORECASE,
-)
-ONE_PAPER = re.compile(
-    r"\b(which|what|is there|any|has anyone)\b[^?]{0,40}?\b(paper|work|study|article|one)\b(?![-\w])",
-    re.IGNORECASE,
-)
-
-
-def asks_for_papers(question: str) -> bool:
-    """Whether the answer the question asks for is one or more papers ("Which paper ...")."""
-    return bool(PAPERS.search(question))
-
-
-def asks_for_one_paper(question: str) -> bool:
-    """Whether the question asks which single paper does something."""
-    return bool(ONE_PAPER.search(question))
-
-
 NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b")
 
 
@@ -123,14 +101,7 @@ def coined_names(abstract: str) -> set[str]:
 
 # Words that say nothing about a paper's content: stopwords and generic research verbs.
 GENERIC = set(
-    """a an the and or of in on for to with by from as at is are was were be been this that
-these those it its their which what who whom whose how why when where does do did can could paper
-papers work works study studies studied propose proposes proposed introduce introduces present
-presents use uses used using method methods approach approaches new novel based show shows about
-into than then also such any some there here they them other more most via our we you your
-design designs designed tackle tackles address addresses improve improves one two over under
-list listed lists area subarea label labeled labelled track category categories reach reaches
-achieve achieves find finds paper's""".split()
+    ["a", "an", "the", "and", "or", "of", "in", "on", "for", "to", "with", "by", "from", "as", "at", "is", "are", "was", "were", "be", "been", "this", "that", "these", "those", "it", "its", "their", "which", "what", "who", "whom", "whose", "how", "why", "when", "where", "does", "do", "did", "can", "could", "paper", "papers", "work", "works", "study", "studies", "studied", "propose", "proposes", "proposed", "introduce", "introduces", "present", "presents", "use", "uses", "used", "using", "method", "methods", "approach", "approaches", "new", "novel", "based", "show", "shows", "about", "into", "than", "then", "also", "such", "any", "some", "there", "here", "they", "them", "other", "more", "most", "via", "our", "we", "you", "your", "design", "designs", "designed", "tackle", "tackles", "address", "addresses", "improve", "improves", "one", "two", "over", "under", "list", "listed", "lists", "area", "subarea", "label", "labeled", "labelled", "track", "category", "categories", "reach", "reaches", "achieve", "achieves", "find", "finds", "paper's"]
 )
 
 

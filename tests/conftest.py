@@ -15,6 +15,7 @@ import pytest
 from rag.config import Settings
 from rag.llm.bundled import QWEN_CODER_1_5B
 from rag.llm.runner import free_port  # noqa: F401 - tests import it from here
+from rag.tuning import AnswerTuning
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
@@ -128,7 +129,7 @@ def fake_index(tmp_path_factory) -> Settings:
         data_dir=tmp_path_factory.mktemp("fake-index"),
         corpus_paths=[SEEDS],
         titles_path=TITLES,
-        min_relevance=0.0,
+        answer=AnswerTuning(min_relevance=0.0),
     )
     run_ingest(settings, show_progress=False)
     return settings

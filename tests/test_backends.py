@@ -49,13 +49,14 @@ def backend(request, fake_index, fake_retriever):
 
 
 def test_every_backend_streams_an_answer_that_checks_out(backend, fake_retriever, fake_index):
+    from rag.answer.intent import classify
     from rag.answer.pipeline import Answerer, Draft
 
     prompt = prompt_for(fake_retriever)
     pieces = list(backend.stream(prompt))
     assert pieces and all(isinstance(p, str) for p in pieces) and "".join(pieces).strip()
     answerer = Answerer(fake_index, retriever=fake_retriever, backend=backend)
-    draft = Draft(question=prompt.question, backend=backend.name)
+    draft = Draft(intent=classify(prompt.question), backend=backend.name)
     answer = answerer.check("".join(pieces), prompt.sources, draft)
     offered = {s.paper.paper_id for s in prompt.sources}
     assert all(c.paper_id in offered for c in answer.citations)

@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from rag.config import Settings, env_example, get_settings
+from rag.config import Settings, env_example, get_settings, setting_variables
 from rag.errors import ConfigError
 from tests.conftest import REPO
 
@@ -10,11 +10,28 @@ from tests.conftest import REPO
 def test_env_example_lists_every_setting_and_loads(tmp_path):
     example = (REPO / ".env.example").read_text()
     assert example == env_example(), "regenerate .env.example from rag.config.env_example()"
-    for name in Settings.model_fields:
-        assert f"RAG_{name.upper()}=" in example
+    for variable in setting_variables():
+        assert f"\n{variable}=" in example
+    assert "\nRAG_ANSWER__KEY_WORD_WEIGHT=0.1\n" in example
     shutil.copy(REPO / ".env.example", tmp_path / ".env")
     settings = get_settings()
     assert settings.chunk_size == 200 and not settings.chroma_host
+
+
+def test_every_threshold_is_a_setting_in_its_group(monkeypatch, caplog):
+    monkeypatch.setenv("RAG_ANSWER__KEY_WORD_WEIGHT", "0.25")
+    monkeypatch.setenv("RAG_RETRIEVAL__RRF_K", "30")
+    settings = get_settings()
+    assert settings.answer.key_word_weight == 0.25 and settings.retrieval.rrf_k == 30
+    assert settings.answer.support_threshold == 0.45  # the rest keep their defaults
+    monkeypatch.setenv("RAG_ANSWER__KEY_WORD_WEIHGT", "0.3")  # a typo inside a group fails
+    with caplog.at_level("WARNING"), pytest.raises(ConfigError, match="key_word_weihgt"):
+        get_settings()
+    assert "did you mean RAG_ANSWER__KEY_WORD_WEIGHT?" in caplog.text
+    monkeypatch.delenv("RAG_ANSWER__KEY_WORD_WEIHGT")
+    monkeypatch.setenv("RAG_TOP_K", "30")
+    with pytest.raises(ConfigError, match="max_k"):
+        get_settings()
 
 
 def test_environment_overrides_and_invalid_values(monkeypatch):

@@ -1,6 +1,7 @@
 from rag.answer.context import focus, select
 from rag.index.embedder import FakeEmbedder
 from rag.models import Paper, Source
+from rag.tuning import AnswerTuning
 
 
 def source(number: int, relevance: float = 0.6) -> Source:
@@ -17,7 +18,7 @@ def source(number: int, relevance: float = 0.6) -> Source:
 
 
 def test_select_keeps_sources_close_to_the_best_one():
-    shown = select([source(1, 0.8), source(2, 0.3), source(3, 0.5)])
+    shown = select([source(1, 0.8), source(2, 0.3), source(3, 0.5)], AnswerTuning())
     assert [s.paper.paper_id for s in shown] == ["p1", "p3"]
 
 

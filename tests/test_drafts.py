@@ -151,8 +151,10 @@ def test_a_draft_pointing_at_a_weaker_paper_answers_with_the_paper_the_question_
 
 
 def test_a_restated_question_identifies_the_paper_the_which_paper_question_describes(retriever):
-    from rag.answer.listing import identified
+    from rag.answer.checks.identified import identified
+    from rag.answer.intent import classify
     from rag.models import AnswerSentence
+    from tests.test_checks import review_of
 
     question = (
         "Which paper reinitializes network weights with an isometry to balance stability and "
@@ -164,7 +166,8 @@ def test_a_restated_question_identifies_the_paper_the_which_paper_question_descr
 
     def restating(number: int, question_: str = question, claim: str = "") -> list[int]:
         claim = claim or f"{sources[number - 1].paper.title} balances stability and plasticity."
-        return identified(AnswerSentence(text=claim, citations=[number]), sources, question_)
+        review = review_of(classify(question_), sources)
+        return identified(AnswerSentence(text=claim, citations=[number]), review)
 
     assert restating(1) == [1] and restating(weaker) == [1]
     assert restating(weaker, claim="The paper that does this is.") == [1]
@@ -262,9 +265,9 @@ def test_numbers_are_compared_as_numbers():
     ],
 )
 def test_questions_asking_for_papers_get_a_list(question, listed):
-    from rag.answer.listing import is_list_question
+    from rag.answer.intent import classify
 
-    assert is_list_question(question) is listed
+    assert classify(question).is_list is listed
 
 
 @pytest.mark.parametrize(
@@ -280,7 +283,7 @@ def test_questions_asking_for_papers_get_a_list(question, listed):
     ],
 )
 def test_a_list_questions_conditions_are_its_parts_with_two_content_words(question, conditions):
-    from rag.answer.listing import conditions_of
+    from rag.answer.intent import conditions_of
 
     assert conditions_of(question) == conditions
 

@@ -12,8 +12,9 @@ from rag.answer.pipeline import Answerer
 from rag.config import Settings
 from rag.errors import ConfigError, StoreError
 from rag.llm import BackendError, Prompt, availability, load_backend
-from rag.models import Message
 from rag.llm.bundled import QWEN_CODER_1_5B
+from rag.models import Message
+from rag.tuning import AnswerTuning
 from tests.conftest import FORGETTING_QUESTION, free_port, start_chroma, stop
 from tests.fake_servers import (
     cut_off_handler,
@@ -220,7 +221,7 @@ def test_chroma_server_lost_mid_session_is_a_clear_error_and_a_restart_recovers(
             chroma_host="127.0.0.1",
             chroma_port=port,
             llm_backend="extractive",
-            min_relevance=0.0,
+            answer=AnswerTuning(min_relevance=0.0),
         )
         from rag.index import run_ingest
         from rag.retrieve import Retriever

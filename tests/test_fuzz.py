@@ -22,6 +22,7 @@ from rag.errors import RagError
 from rag.llm.fake import FakeBackend
 from rag.models import Paper, Source, paper_id_for
 from rag.sentences import split_sentences
+from rag.tuning import AnswerTuning
 from tests.conftest import abstract, write_jsonl
 
 FUZZ = hypothesis_settings(
@@ -363,7 +364,9 @@ def test_unusable_questions_get_a_message(question):
 def test_unusable_questions_never_reach_the_model(tmp_path):
     from rag.index import run_ingest
 
-    settings = Settings(embedding_model="fake", data_dir=tmp_path / "data", min_relevance=0.0)
+    settings = Settings(
+        embedding_model="fake", data_dir=tmp_path / "data", answer=AnswerTuning(min_relevance=0.0)
+    )
     corpus = write_jsonl(
         tmp_path / "c.jsonl", [{"title": "Graphs", "abstract": abstract("graphs")}]
     )

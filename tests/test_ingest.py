@@ -7,6 +7,7 @@ from rag.cli import app
 from rag.errors import CorpusError
 from rag.index import open_store, run_ingest
 from rag.index.store import ChromaStore
+from rag.tuning import AnswerTuning
 from tests.conftest import abstract, write_jsonl
 
 
@@ -196,7 +197,9 @@ def test_abstract_sentences_are_embedded_at_ingest_and_only_looked_up_when_answe
             return super().embed(texts)
 
     embedder = Counting()
-    answerer = Answerer(settings.model_copy(update={"min_relevance": 0.0}), embedder=embedder)
+    answerer = Answerer(
+        settings.model_copy(update={"answer": AnswerTuning(min_relevance=0.0)}), embedder=embedder
+    )
     answerer._backend = load_backend("extractive", answerer.settings, answerer.embedder)
     *_, answer = answerer.ask("What is new for topic 1?")
     assert answer.citations and not answer.abstained

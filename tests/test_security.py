@@ -95,7 +95,7 @@ def test_a_quoted_key_is_redacted_but_the_reason_kept(fake_index):
 def test_rag_ask_output_never_shows_the_key(rejecting_server, fake_index, monkeypatch):
     monkeypatch.setenv("RAG_DATA_DIR", str(fake_index.data_dir))
     monkeypatch.setenv("RAG_EMBEDDING_MODEL", "fake")
-    monkeypatch.setenv("RAG_MIN_RELEVANCE", "0")
+    monkeypatch.setenv("RAG_ANSWER__MIN_RELEVANCE", "0")
     monkeypatch.setenv("RAG_OPENAI_BASE_URL", rejecting_server)
     monkeypatch.setenv("RAG_OPENAI_MODEL", "m")
     monkeypatch.setenv("RAG_OPENAI_API_KEY", KEY)

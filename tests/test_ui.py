@@ -13,6 +13,7 @@ from rag.export import escape
 from rag.llm import BackendError
 from rag.llm.fake import FakeBackend
 from rag.models import Answer
+from rag.tuning import AnswerTuning
 from tests.conftest import PRICING, PRICING_QUESTION, free_port
 from ui import render
 from ui.app import Chat, auth_for, launch
@@ -298,7 +299,7 @@ def test_an_ingest_while_the_app_serves_is_picked_up_before_the_next_question(se
     from rag.index import run_ingest
     from tests.conftest import abstract, write_jsonl
 
-    settings = settings.model_copy(update={"min_relevance": 0.0})
+    settings = settings.model_copy(update={"answer": AnswerTuning(min_relevance=0.0)})
     corpus = tmp_path / "c.jsonl"
     papers = [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}")} for n in range(3)]
     write_jsonl(corpus, papers)

@@ -108,7 +108,7 @@ class Chat:
     def examples(self) -> list[str]:
         """The example questions this index can answer (they are written for the bundled
         papers; another library gets none rather than questions it must decline)."""
-        k, floor = self.settings.top_k, self.settings.min_relevance
+        k, floor = self.settings.top_k, self.settings.answer.min_relevance
         return [
             question
             for question in EXAMPLES

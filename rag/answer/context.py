@@ -8,24 +8,16 @@ import numpy as np
 from rag.answer.prompts import clip_words
 from rag.models import Source
 from rag.sentences import split_sentences
-
-# Chosen on the dev set (eval/questions.jsonl as it was then, retrieval k=10): with at most
-# four shown, this kept 114 of its 115 gold papers (top-5 keeps the same 114) while showing 3.1
-# papers instead of 5.
-SHOWN_RELATIVE_RELEVANCE = 0.55
-# A fourth paper shown held none of the 141 gold papers of the 221-question dev set's answerable
-# questions not answered as lists (k=5), and made the longest prompts (~640 tokens, ~7 s to the
-# first token on 2 cores).
-MAX_SHOWN = 3
+from rag.tuning import AnswerTuning
 
 
-def select(sources: list[Source]) -> list[Source]:
-    """The sources worth showing the model: relevance at least SHOWN_RELATIVE_RELEVANCE of the
-    best one's, at most MAX_SHOWN, in retrieval order."""
+def select(sources: list[Source], tuning: AnswerTuning) -> list[Source]:
+    """The sources worth showing the model: relevance at least `shown_relative_relevance` of
+    the best one's, at most `max_shown`, in retrieval order."""
     if not sources:
         return []
-    floor = SHOWN_RELATIVE_RELEVANCE * max(source.relevance for source in sources)
-    return [source for source in sources if source.relevance >= floor][:MAX_SHOWN]
+    floor = tuning.shown_relative_relevance * max(source.relevance for source in sources)
+    return [source for source in sources if source.relevance >= floor][: tuning.max_shown]
 
 
 def focus(sources: list[Source], question: str, embedder, words: int) -> list[Source]:

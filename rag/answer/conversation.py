@@ -1,22 +1,11 @@
 """Follow-up questions: rewrite them into standalone questions before retrieval, and keep
 "which of those ..." within the papers the previous answer named."""
 
-import re
-
+from rag.answer.intent import chooses, continues, refers_back
 from rag.answer.prompts import rewrite_messages
 from rag.errors import RagError
 from rag.models import Message, normalize_text
 
-REFERS_BACK = re.compile(
-    r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
-    r"the first|the second|the last|the former|the latter|each of|which one|the two)\b",
-    re.IGNORECASE,
-)
-# Leans on the conversation without narrowing it to the papers named before.
-CONTINUES = re.compile(
-    r"^\s*(and|what about|how about)\b|\b(another|also|the same|as well)\b", re.IGNORECASE
-)
-SHORT = 3  # words; "What datasets?" continues the conversation even without a pronoun
 MAX_REWRITE_TOKENS = 60
 
 
@@ -41,26 +30,13 @@ def standalone_question(question: str, history: list[Message], rewriter=None) ->
     return f"{earlier[-1]} {question}"
 
 
-def continues(question: str) -> bool:
-    """Whether the question leans on the conversation so far (pronouns, "which one",
-    "also", or too short to stand alone)."""
-    return (
-        bool(REFERS_BACK.search(question) or CONTINUES.search(question))
-        or len(question.split()) <= SHORT
-    )
-
-
-# "Which one ...", "which of those ...": a choice among several papers.
-CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
-
-
 def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str] | None:
     """When a follow-up refers back ("which of those ..."), the papers the previous answer
     named by title; None when it does not refer back or named none. A follow-up choosing
     among papers ("And which one ...?") after an answer that named one chooses among the
     papers of the latest answer that named several."""
     answers = [m.content for m in history if m.role == "assistant"]
-    if not answers or not REFERS_BACK.search(question):
+    if not answers or not refers_back(question):
         return None
     titles = [(p.paper_id, normalize_text(p.title)) for p in papers if len(p.title) >= 12]
     scopes = (
@@ -68,6 +44,6 @@ def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str
         for text in reversed(answers)
     )
     latest = next(scopes)
-    if CHOOSES.search(question) and len(latest) == 1:
+    if chooses(question) and len(latest) == 1:
         return next((scope for scope in scopes if len(scope) > 1), latest)
     return latest or None

@@ -1,26 +1,31 @@
-"""Ask and summarize: retrieve, gate on relevance, generate (with a visible fallback), then
-check every citation and its support before the answer is shown (`rag.answer.checking`)."""
+"""Ask and summarize: classify the question (`rag.answer.intent`), retrieve, gate on relevance,
+then either list the relevant papers or generate (with a visible fallback), and check every
+citation and its support before the answer is shown (`rag.answer.checking`)."""
 
 import logging
 import time
 from collections.abc import Iterator
 
-from rag.answer.checking import Checker, Draft, abstention
+from rag.answer.checking import Checker
+from rag.answer.checks import Tools
 from rag.answer.context import focus, select
-from rag.answer.conversation import CONTINUES, scope_of_follow_up, standalone_question
-from rag.answer.language import ENGLISH_ONLY, not_english
-from rag.answer.listing import conditions_of, is_list_question, list_answer, relevant_papers
+from rag.answer.conversation import scope_of_follow_up, standalone_question
+from rag.answer.draft import Draft, abstention
+from rag.answer.extract import best_sentences
+from rag.answer.intent import Intent, carries_on, classify, in_english
+from rag.answer.language import ENGLISH_ONLY
+from rag.answer.listing import list_answer, relevant_papers
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.support import unknown_names
+from rag.answer.verdict import Reason, notice
 from rag.config import Settings
 from rag.errors import RagError
-from rag.llm import LLMBackend, Prompt, load_backend
+from rag.llm import BACKENDS, LLMBackend, Prompt, load_backend
 from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
-MAX_K = 20  # papers retrieved per question: more only slows the answer down
 
 
 def check_question(question: str) -> str:
@@ -34,12 +39,6 @@ def check_question(question: str) -> str:
             f"{MAX_QUESTION_CHARS:,}."
         )
     return question
-
-
-UNKNOWN_NAMES = (  # shown with an answer or a decline: true of both
-    "No retrieved paper mentions {}: what is shown comes from the closest papers, not from one "
-    "about it."
-)
 
 
 def no_match(filters: Filters) -> str:
@@ -66,14 +65,15 @@ class Answerer:
     ):
         from rag.index.embedder import StoredSentences, embedder_from_settings
 
-        self.settings = settings
+        self.settings, self.tuning = settings, settings.answer
         embedder = embedder or (
             retriever.embedder if retriever else embedder_from_settings(settings)
         )
         self.retriever = retriever or Retriever(settings, embedder=embedder)
         self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
-        self.checker = Checker(settings, self.embedder, self.retriever.metadata, self.backend)
+        tools = Tools(self.embedder, self.retriever.metadata, self.tuning, self.backend)
+        self.checker = Checker(tools)
 
     def backend(self) -> LLMBackend:
         """The configured backend, built on first use (so a broken one can fall back)."""
@@ -92,6 +92,12 @@ class Answerer:
     def backend_name(self) -> str:
         return self._backend.name if self._backend else self.settings.llm_backend
 
+    def has_model(self) -> bool:
+        """Whether the configured backend is a model (it can judge and rewrite), known without
+        building it."""
+        kind = type(self._backend) if self._backend else BACKENDS.get(self.settings.llm_backend)
+        return bool(kind and kind.is_llm)
+
     def ask(
         self,
         question: str,
@@ -103,62 +109,56 @@ class Answerer:
         """Yield pieces of the draft answer as they are generated, then the checked Answer."""
         started = time.perf_counter()
         question = check_question(question)
-        history = history or []
-        named = set(self.retriever.metadata.mentioned(question))
-        scope = self._scope(question, history, named)
-        if scope:  # "which of those ...": the papers named before, the question as asked
-            filters = (filters or Filters()).model_copy(update={"paper_ids": scope})
-            standalone = question
-        elif named and not CONTINUES.search(question):
-            standalone = question  # "How does FIRE keep its plasticity?" names its subject
-        else:
-            standalone = standalone_question(question, history, self._rewriter())
-        draft = Draft(
-            question=question,
-            standalone_question=standalone if standalone != question else None,
-            backend=self.backend_name(),
-            scoped=bool(scope),
-            started=started,
-        )
-        if k is not None and not 1 <= k <= MAX_K:
-            draft.notices.append(f"k = {k} is outside 1..{MAX_K}; using {min(max(k, 1), MAX_K)}.")
-            k = min(max(k, 1), MAX_K)
-        k = max(k or self.settings.top_k, len(scope or ()))
+        if not in_english(question):
+            draft = self._draft(classify(question), started)
+            yield from shown(abstention(draft, [], Reason.NOT_ENGLISH, text=ENGLISH_ONLY))
+            return
+        intent = self._intent(question, history or [])
+        draft = self._draft(intent, started)
+        k = self._k(k, intent, draft)
+        if intent.scoped:  # "which of those ...": the papers named before, the question as asked
+            filters = (filters or Filters()).model_copy(update={"paper_ids": intent.scope})
         sources = self.retriever.search(
-            standalone, k, mode or self.settings.retrieval_mode, filters
+            intent.text, k, mode or self.settings.retrieval_mode, filters
         )
-        if unknown := unknown_names(standalone, sources):  # a false premise: "What did Zorblax ..."
-            draft.notices.append(UNKNOWN_NAMES.format(" or ".join(f"'{n}'" for n in unknown)))
-        if not_english(question):
-            yield from shown(abstention(draft, sources, text=ENGLISH_ONLY))
-        elif not sources and filters and filters.active() and not scope:
-            yield from shown(abstention(draft, [], text=no_match(filters)))
-        elif not sources or (not scope and self._irrelevant(standalone, sources)):
-            yield from shown(abstention(draft, sources))
-        elif is_list_question(standalone):
-            yield from self._list(standalone, sources, draft)
+        if unknown := unknown_names(
+            intent.text, sources
+        ):  # a false premise: "What did Zorblax ..."
+            names = " or ".join(f"'{n}'" for n in unknown)
+            draft.reasons.append(Reason.UNKNOWN_NAMES)
+            draft.notices.append(notice(Reason.UNKNOWN_NAMES, names))
+        yield from self._route(intent, sources, filters, draft)
+
+    def _route(self, intent: Intent, sources, filters, draft: Draft) -> Iterator[str | Answer]:
+        """Decline, list, or answer in prose."""
+        if not sources and filters and filters.active() and not intent.scoped:
+            yield from shown(self._abstain(draft, [], Reason.FILTERS, text=no_match(filters)))
+        elif not sources or (not intent.scoped and self._irrelevant(intent.text, sources)):
+            yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
+        elif intent.is_list:
+            yield from self._list(intent, sources, draft)
         else:
-            sources = select(sources)
-            passages = focus(sources, standalone, self.embedder, self.settings.source_words)
+            sources = select(sources, self.tuning)
+            passages = focus(sources, intent.text, self.embedder, self.settings.source_words)
             prompt = Prompt(
-                messages=answer_messages(standalone, passages),
+                messages=answer_messages(intent.text, passages),
                 sources=sources,
-                question=standalone,
+                question=intent.text,
                 max_tokens=self.settings.max_answer_tokens,
             )
-            yield from self._answer(prompt, draft)
+            yield from self._answer(prompt, draft, intent)
 
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
         target = check_question(target)
-        draft = Draft(question=f"Summarize: {target}", backend=self.backend_name(), summary=True)
+        draft = self._draft(classify(f"Summarize: {target}", summary=True))
         paper_id = self.retriever.catalog.find_title(target)
         if paper_id:
             sources = [self.retriever.source_for(paper_id)]
         else:
             sources = self.retriever.search(target, k or self.settings.top_k)
         if self._irrelevant(target, sources):
-            yield from shown(abstention(draft, sources))
+            yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
             return
         prompt = Prompt(
             messages=summary_messages(target, sources, bool(paper_id)),
@@ -166,64 +166,109 @@ class Answerer:
             question=target,
             max_tokens=self.settings.max_answer_tokens,
         )
-        yield from self._answer(prompt, draft)
+        yield from self._answer(prompt, draft, classify(target))
 
-    def _list(self, question: str, sources: list[Source], draft: Draft):
+    def _intent(self, question: str, history: list[Message]) -> Intent:
+        """The question classified, after a follow-up is made standalone: "which of those ..."
+        keeps the question as asked within the papers named before; a question naming its
+        subject ("How does FIRE keep its plasticity?") stands alone."""
+        named = set(self.retriever.metadata.mentioned(question))
+        scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
+        scope = scope if scope and not named - scope else None
+        if scope or (named and not carries_on(question)):
+            standalone = question
+        else:
+            standalone = standalone_question(question, history, self._rewriter())
+        return classify(question, standalone, named, scope)
+
+    def _draft(self, intent: Intent, started: float | None = None) -> Draft:
+        model = self.has_model()
+        draft = Draft(
+            intent=intent, backend=self.backend_name(), writer_is_model=model, can_judge=model
+        )
+        return draft.model_copy(update={"started": started}) if started else draft
+
+    def _k(self, k: int | None, intent: Intent, draft: Draft) -> int:
+        """k as asked, within 1..max_k (saying so when it was not), and at least the number of
+        papers a follow-up refers to."""
+        cap = self.settings.retrieval.max_k
+        if k is not None and not 1 <= k <= cap:
+            draft.reasons.append(Reason.K_CLAMPED)
+            clamped = f"k = {k} is outside 1..{cap}; using {min(max(k, 1), cap)}."
+            draft.notices.append(notice(Reason.K_CLAMPED, clamped))
+            k = min(max(k, 1), cap)
+        return max(k or self.settings.top_k, len(intent.scope or ()))
+
+    def _abstain(self, draft: Draft, sources, reason: Reason, **fields) -> Answer:
+        return abstention(draft, sources, reason, suggestions=self.tuning.suggestions, **fields)
+
+    def _list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
-        picks = relevant_papers(sources, question, self.embedder)
+        picks = relevant_papers(sources, intent, self.embedder, self.tuning)
         if not picks:
-            conditions = ", ".join(f"'{part}'" for part in conditions_of(question))
-            why = f"No retrieved paper meets all of: {conditions}." if conditions else ""
-            yield from shown(abstention(draft, sources, why=why))
+            conditions = ", ".join(f"'{part}'" for part in intent.conditions)
+            why = notice(Reason.LIST_CONDITIONS, conditions) if conditions else ""
+            reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
+            yield from shown(self._abstain(draft, sources, reason, why=why))
             return
         raw = list_answer(picks)
         yield raw
         draft = draft.model_copy(
-            update={"backend": "list", "layout": "list", "ttft_s": draft.elapsed()}
+            update={
+                "backend": "list",
+                "layout": "list",
+                "writer_is_model": False,
+                "ttft_s": draft.elapsed(),
+            }
         )
         yield self.check(raw, [source for source, _ in picks], draft)
 
-    def _answer(self, prompt: Prompt, draft: Draft) -> Iterator[str | Answer]:
-        pieces, backend_name = [], draft.backend
-        draft = draft.model_copy(deep=True)
+    def _answer(self, prompt: Prompt, draft: Draft, facets: Intent) -> Iterator[str | Answer]:
+        """Stream the backend's draft (the extractive answer when it fails, saying so), then
+        check it. `facets` is what the extracted sentences are chosen for."""
+        pieces, draft = [], draft.model_copy(deep=True)
         try:
-            for piece in self.backend().stream(prompt):
+            backend = self.backend()
+            if not backend.is_llm:
+                prompt = self._extracted(prompt, facets)
+            for piece in backend.stream(prompt):
                 draft.ttft_s = draft.ttft_s if draft.ttft_s is not None else draft.elapsed()
                 pieces.append(piece)
                 yield piece
         except Exception as error:  # noqa: BLE001 - any backend failure falls back, visibly
-            reason = (
-                str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
-            )
-            notice = (
-                f"The {backend_name} backend failed: {reason.rstrip('.')}. "
-                "Showing the extractive answer (no LLM) instead."
-            )
-            log.warning(notice)
-            draft.notices.append(notice)
-            yield f"\n\n[{notice}]\n\n"
-            from rag.llm.extractive import ExtractiveBackend
-
-            pieces = [ExtractiveBackend(self.settings, self.embedder).complete(prompt)]
-            draft.backend, draft.fallback_from = "extractive", backend_name
+            pieces = [self._fallback(error, prompt, draft, facets)]
+            yield f"\n\n[{draft.notices[-1]}]\n\n"
             yield pieces[0]
         yield self.check("".join(pieces), prompt.sources, draft)
+
+    def _fallback(self, error: Exception, prompt: Prompt, draft: Draft, facets: Intent) -> str:
+        """The extractive answer instead of a failed backend's, with a notice saying so."""
+        from rag.llm.extractive import ExtractiveBackend
+
+        reason = str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
+        failed = (
+            f"The {draft.backend} backend failed: {reason.rstrip('.')}. "
+            "Showing the extractive answer (no LLM) instead."
+        )
+        log.warning(failed)
+        draft.reasons.append(Reason.BACKEND_FAILED)
+        draft.notices.append(notice(Reason.BACKEND_FAILED, failed))
+        draft.fallback_from, draft.backend = draft.backend, "extractive"
+        draft.writer_is_model = draft.can_judge = False
+        return ExtractiveBackend(self.settings).complete(self._extracted(prompt, facets))
+
+    def _extracted(self, prompt: Prompt, facets: Intent) -> Prompt:
+        picks = best_sentences(prompt.question, prompt.sources, facets, self.embedder, self.tuning)
+        return prompt.model_copy(update={"extracted": picks})
 
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
         """Turn raw model text into a checked Answer (see `rag.answer.checking`)."""
         return self.checker.check(raw, sources, draft)
 
-    def _scope(self, question: str, history: list[Message], named: set[str]) -> set[str] | None:
-        """The papers a follow-up refers back to, unless the question names other papers."""
-        scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
-        if scope and not named - scope:
-            return scope
-        return None
-
     def _irrelevant(self, question: str, sources: list[Source]) -> bool:
         """The relevance gate: nothing retrieved is close enough to answer from."""
         score = self.retriever.answerability(question, sources)
-        return not sources or score < self.settings.min_relevance
+        return not sources or score < self.tuning.min_relevance
 
     def _rewriter(self) -> LLMBackend | None:
         """The LLM used to rewrite follow-ups, when the configured backend is one that works."""

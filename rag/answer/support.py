@@ -5,9 +5,11 @@ not assert the question's own key terms about a paper whose title and abstract n
 them (the typical small-model error: restating the question as the paper's contribution)."""
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
+from rag.answer.lines import list_line, most_relevant
 from rag.figures import MATH, figure_context, math_key, quantities, states_figures
 from rag.models import AnswerSentence, Citation, Source, normalize_text
 from rag.retrieve.metadata import words_key
@@ -19,21 +21,18 @@ from rag.sentences import (
     title_name,
     title_pattern,
 )
-from rag.text import defang
-
-MIN_WORDS = 4  # "In summary:" needs no citation
-ADD_MARGIN = 0.1  # an uncited sentence gets a citation only when one source clearly leads
-MIN_UNGROUNDED_TERMS, MAX_UNGROUNDED_SHARE = 2, 1 / 3
-# A source this relevant to the question, or the most relevant one shown, is what the question
-# paraphrases: its wording need not appear in the abstract, so the grounding test applies only
-# to the other sources. (On the dev set the test withheld 7 right answers that restated a
-# paraphrasing question about the best-matching paper.)
-PARAPHRASE_RELEVANCE = 0.5
+from rag.tuning import AnswerTuning
 
 
-def most_relevant(sources: list[Source]) -> int:
-    """The number (1-based) of the most relevant source."""
-    return max(range(len(sources)), key=lambda n: sources[n].relevance) + 1
+@dataclass
+class Table:
+    """Every evidence sentence of the sources (each paper's metadata line, then its abstract's
+    sentences) and each claim's cosine with each of them."""
+
+    flat: list[str]
+    owner: np.ndarray  # the source index of each sentence
+    metadata: np.ndarray  # whether it is its paper's metadata line
+    similarity: np.ndarray  # claims x sentences
 
 
 def ungrounded_terms(sentence: str, question: str, source_text: str) -> set[str]:
@@ -41,22 +40,23 @@ def ungrounded_terms(sentence: str, question: str, source_text: str) -> set[str]
     return (stems(sentence) & stems(question)) - stems(source_text)
 
 
-def grounded(sentence: str, question: str, source_text: str) -> bool:
+def grounded(sentence: str, question: str, source_text: str, tuning: AnswerTuning) -> bool:
     """False when a sizeable share of the question terms the sentence asserts are absent
     from the source."""
     repeated = stems(sentence) & stems(question)
     missing = repeated - stems(source_text)
     return not (
-        len(missing) >= MIN_UNGROUNDED_TERMS
-        and len(missing) >= MAX_UNGROUNDED_SHARE * len(repeated)
+        len(missing) >= tuning.min_ungrounded_terms
+        and len(missing) >= tuning.max_ungrounded_share * len(repeated)
     )
 
 
 class SupportChecker:
     """Scores answer sentences against cited abstracts; adds clear missing citations."""
 
-    def __init__(self, embedder, threshold: float):
-        self.embedder, self.threshold = embedder, threshold
+    def __init__(self, embedder, tuning: AnswerTuning):
+        self.embedder, self.tuning = embedder, tuning
+        self.threshold = tuning.support_threshold
 
     def check(
         self, sentences: list[AnswerSentence], sources: list[Source], question: str = ""
@@ -66,88 +66,112 @@ class SupportChecker:
         does; and the best supporting abstract sentence per cited paper id. The sentences
         given are not changed."""
         sentences = [sentence.model_copy(deep=True) for sentence in sentences]
-        claims = [i for i, s in enumerate(sentences) if len(s.text.split()) >= MIN_WORDS]
+        claims = [
+            i for i, s in enumerate(sentences) if len(s.text.split()) >= self.tuning.min_claim_words
+        ]
         if not claims or not sources:
             return sentences, {}
-        evidence = [evidence_sentences(s.paper) for s in sources]
-        flat = [sentence for sentences_ in evidence for sentence in sentences_]
-        owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
-        metadata = np.concatenate([[True] + [False] * (len(e) - 1) for e in evidence])
-        # A claim is compared with abstract sentences without the titles it names (a title
-        # makes any sentence resemble its paper), and with a paper's metadata line as written,
-        # but only when it speaks of that paper's authors, venue or area.
-        titles = [s.paper.title for s in sources]
-        texts = [sentences[i].text for i in claims]
-        stripped = [without_titles(text, titles) for text in texts]
-        vectors = np.asarray(self.embedder.embed(stripped + texts + flat))
-        n = len(claims)
-        similarity = np.where(
-            metadata,
-            np.where(
-                [[about_metadata(text, sources[o].paper) for o in owner] for text in texts],
-                vectors[n : 2 * n] @ vectors[2 * n :].T,
-                -1.0,
-            ),
-            vectors[:n] @ vectors[2 * n :].T,
-        )
+        table = self._table([sentences[i].text for i in claims], sources)
         best_evidence: dict[int, tuple[float, str]] = {}
         best = most_relevant(sources) - 1
         for row, index in enumerate(claims):
             sentence = sentences[index]
-            per_source = [
-                float(similarity[row][owner == n].max(initial=-1.0))
-                if n == best
-                or sources[n].relevance >= PARAPHRASE_RELEVANCE
-                or grounded(sentence.text, question, _text(sources[n]))
-                else -1.0
-                for n in range(len(sources))
-            ]
-            misattributed = False
-            if not any(per_source[n - 1] >= self.threshold for n in sentence.citations):
-                better = self._clear_leader(per_source)
-            else:
-                better = self._better_source(sentence, per_source)
-            if better is not None:
-                text = renamed(sentence, sources, better)  # "A does X" where X is B's
-                # Renamed only when B's abstract uses every word of the question the claim
-                # repeats: "A gives FL methods with formal privacy guarantees" is no claim of
-                # B's just because B is about FL.
-                if text is None or (
-                    text != sentence.text
-                    and ungrounded_terms(sentence.text, question, _text(sources[better - 1]))
-                ):
-                    misattributed = True
-                else:
-                    sentence.text, sentence.citations = text, [better]
-            if sentence.citations:
-                sentence.support = round(max(per_source[n - 1] for n in sentence.citations), 3)
-                cited = cited_of(sentence, sources)
-                sentence.supported = (
-                    sentence.support >= self.threshold
-                    and not misattributed
-                    and not unknown_names(sentence.text, cited)
-                )
-                if sentence.supported and (unknown := unknown_quantities(sentence.text, cited)):
-                    # Its paper says it, with other figures ("up to 50%" where it says 14%): the
-                    # paper's closest sentence stating figures of the same thing (it shares a
-                    # word next to them: "improvement") replaces it, or it is withheld (the
-                    # model invented "a learning rate of 0.1"; "three EEG datasets" is no answer).
-                    number = max(sentence.citations, key=lambda n: per_source[n - 1])
-                    context = figure_context(
-                        sentence.text, unknown, sources[number - 1].paper.title
-                    )
-                    own = np.flatnonzero((owner == number - 1) & ~metadata)
-                    pick = self._same_figures(context, own, flat, similarity[row])
-                    sentence.supported = pick is not None
-                    if sentence.supported:
-                        sentence.text = f"{list_line(sources[number - 1], flat[pick])}."
-                        sentence.citations = [number]
-                for n in sentence.citations:
-                    pick = self._evidence(similarity[row], owner == n - 1, metadata)
-                    if similarity[row][pick] > best_evidence.get(n, (-2.0, ""))[0]:
-                        best_evidence[n] = (float(similarity[row][pick]), flat[pick])
+            per_source = self._per_source(
+                table.similarity[row], table, sentence, sources, question, best
+            )
+            self._judge(sentence, per_source, table, row, sources, question)
+            for n in sentence.citations:
+                pick = self._evidence(table.similarity[row], table.owner == n - 1, table.metadata)
+                if table.similarity[row][pick] > best_evidence.get(n, (-2.0, ""))[0]:
+                    best_evidence[n] = (float(table.similarity[row][pick]), table.flat[pick])
         evidence = {sources[n - 1].paper.paper_id: text for n, (_, text) in best_evidence.items()}
         return sentences, evidence
+
+    def _table(self, texts: list[str], sources: list[Source]) -> Table:
+        """The claims' cosines with every evidence sentence. A claim is compared with abstract
+        sentences without the titles it names (a title makes any sentence resemble its paper),
+        and with a paper's metadata line as written, but only when it speaks of that paper's
+        authors, venue or area."""
+        evidence = [evidence_sentences(s.paper) for s in sources]
+        flat = [sentence for sentences_ in evidence for sentence in sentences_]
+        owner = np.repeat(np.arange(len(sources)), [len(e) for e in evidence])
+        metadata = np.concatenate([[True] + [False] * (len(e) - 1) for e in evidence])
+        stripped = [without_titles(text, [s.paper.title for s in sources]) for text in texts]
+        vectors = np.asarray(self.embedder.embed(stripped + texts + flat))
+        n = len(texts)
+        about = [[about_metadata(text, sources[o].paper) for o in owner] for text in texts]
+        similarity = np.where(
+            metadata,
+            np.where(about, vectors[n : 2 * n] @ vectors[2 * n :].T, -1.0),
+            vectors[:n] @ vectors[2 * n :].T,
+        )
+        return Table(flat, owner, metadata, similarity)
+
+    def _per_source(
+        self, similarity, table: Table, sentence, sources, question, best
+    ) -> list[float]:
+        """The claim's best cosine with each source's sentences; -1 for a source it restates
+        the question about without the source's words (see `grounded`), unless the source is
+        what the question paraphrases (the most relevant, or relevant enough)."""
+        return [
+            float(similarity[table.owner == n].max(initial=-1.0))
+            if n == best
+            or sources[n].relevance >= self.tuning.paraphrase_relevance
+            or grounded(sentence.text, question, _text(sources[n]), self.tuning)
+            else -1.0
+            for n in range(len(sources))
+        ]
+
+    def _judge(self, sentence, per_source, table: Table, row: int, sources, question) -> None:
+        """Set the sentence's support and verdict, moving its citation when another paper
+        clearly says what it claims, and restating a figure its paper gives otherwise."""
+        misattributed = self._reattributed(sentence, per_source, sources, question)
+        if not sentence.citations:
+            return
+        sentence.support = round(max(per_source[n - 1] for n in sentence.citations), 3)
+        cited = cited_of(sentence, sources)
+        sentence.supported = (
+            sentence.support >= self.threshold
+            and not misattributed
+            and not unknown_names(sentence.text, cited)
+        )
+        if sentence.supported and (unknown := unknown_quantities(sentence.text, cited)):
+            self._restated_figures(sentence, unknown, per_source, table, row, sources)
+
+    def _reattributed(self, sentence, per_source, sources, question) -> bool:
+        """Move the sentence to the source that clearly supports it better, renaming the paper
+        it names ("A does X" where X is B's); True when that is needed but cannot be done.
+        Renamed only when B's abstract uses every word of the question the claim repeats: "A
+        gives FL methods with formal privacy guarantees" is no claim of B's just because B is
+        about FL."""
+        if not any(per_source[n - 1] >= self.threshold for n in sentence.citations):
+            better = self._clear_leader(per_source)
+        else:
+            better = self._better_source(sentence, per_source)
+        if better is None:
+            return False
+        text = renamed(sentence, sources, better)
+        if text is None or (
+            text != sentence.text
+            and ungrounded_terms(sentence.text, question, _text(sources[better - 1]))
+        ):
+            return True
+        sentence.text, sentence.citations = text, [better]
+        return False
+
+    def _restated_figures(self, sentence, unknown, per_source, table: Table, row, sources) -> None:
+        """Its paper says it, with other figures ("up to 50%" where it says 14%): the paper's
+        closest sentence stating figures of the same thing (it shares a word next to them:
+        "improvement") replaces it, or it is withheld (the model invented "a learning rate of
+        0.1"; "three EEG datasets" is no answer)."""
+        number = max(sentence.citations, key=lambda n: per_source[n - 1])
+        context = figure_context(sentence.text, unknown, sources[number - 1].paper.title)
+        own = np.flatnonzero((table.owner == number - 1) & ~table.metadata)
+        pick = self._same_figures(context, own, table.flat, table.similarity[row])
+        sentence.supported = pick is not None
+        if sentence.supported:
+            sentence.text = f"{list_line(sources[number - 1], table.flat[pick])}."
+            sentence.citations = [number]
 
     def _evidence(self, similarity, own: np.ndarray, metadata: np.ndarray) -> int:
         """The index of the sentence to show as evidence: the paper's best abstract sentence,
@@ -170,10 +194,11 @@ class SupportChecker:
         sources it cites (a sentence of paper B cited to paper A), if there is one."""
         best = int(np.argmax(per_source))
         cited = max(per_source[n - 1] for n in sentence.citations)
+        margin = self.tuning.support_margin
         if (
             best + 1 not in sentence.citations
-            and per_source[best] >= self.threshold + ADD_MARGIN
-            and per_source[best] - cited >= ADD_MARGIN
+            and per_source[best] >= self.threshold + margin
+            and per_source[best] - cited >= margin
         ):
             return best + 1
         return None
@@ -184,7 +209,8 @@ class SupportChecker:
         ranked = sorted(range(len(per_source)), key=lambda n: -per_source[n])
         best = per_source[ranked[0]]
         runner_up = per_source[ranked[1]] if len(ranked) > 1 else -1.0
-        if best >= self.threshold + ADD_MARGIN and best - runner_up >= ADD_MARGIN:
+        margin = self.tuning.support_margin
+        if best >= self.threshold + margin and best - runner_up >= margin:
             return ranked[0] + 1
         return None
 
@@ -284,11 +310,6 @@ def names_paper(text: str, paper) -> bool:
 
 def _text(source: Source) -> str:
     return f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-
-
-def list_line(source: Source, sentence: str) -> str:
-    """A paper's line in a list: its title, then its sentence (without the final period)."""
-    return f"{source.paper.title}: {defang(sentence).rstrip('.')}"
 
 
 def attach_evidence(citations: list[Citation], evidence: dict[str, str]) -> None:

@@ -22,6 +22,10 @@ class Prompt(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     question: str = ""
     max_tokens: int = 400
+    extracted: list[tuple[int, str]] = Field(
+        default_factory=list,
+        description="For backends without a model: (source number, sentence) to write out.",
+    )
 
 
 class LLMBackend(ABC):

@@ -11,12 +11,6 @@ from rag.retrieve.catalog import Catalog
 from rag.retrieve.metadata import Filters, MetadataIndex
 
 Mode = Literal["hybrid", "dense", "bm25"]
-# The answerability score adds lexical evidence to the best relevance: + COVERAGE_WEIGHT times the
-# share of the question's content words found in the best-covering retrieved paper, -
-# UNKNOWN_WEIGHT times the share found nowhere in the corpus ("Byzantine", "MRI"). Chosen with
-# RAG_MIN_RELEVANCE on the dev set (eval/questions.jsonl): at the same 97.8% of answerable
-# questions kept it declines 44% of unanswerable ones instead of 32% (held-out: 38% vs 25%).
-COVERAGE_WEIGHT = UNKNOWN_WEIGHT = 0.2
 MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
 
 
@@ -66,7 +60,8 @@ class Retriever:
             allowed = [p.paper_id for p in self.catalog.papers() if filters.allows(p)]
             if not allowed:
                 return []
-        depth = max(50, 10 * k)
+        tuning = self.settings.retrieval
+        depth = max(tuning.min_depth, tuning.depth_per_k * k)
         vector = self.embedder.embed([query])[0]
         dense = self._dense(vector, depth, allowed) if mode != "bm25" else {}
         lexical = self._bm25(query, depth, allowed) if mode != "dense" else {}
@@ -75,7 +70,7 @@ class Retriever:
             mentioned = [pid for pid in mentioned if pid in set(allowed)]
         if mode == "hybrid":
             scores = reciprocal_rank_fusion(
-                [mentioned, list(dense), list(lexical)], self.settings.rrf_k
+                [mentioned, list(dense), list(lexical)], self.settings.retrieval.rrf_k
             )
         else:
             scores = {pid: score for pid, (_, score) in (dense or lexical).items()}
@@ -91,20 +86,21 @@ class Retriever:
 
         best = max((source.relevance for source in sources), default=0.0)
         words = stems(query)
-        if best >= 1.0 or not words or not sources:
+        if any(source.named for source in sources) or not words or not sources:
             return best
         coverage = max(
             len(words & stems(f"{metadata_sentence(s.paper)} {s.paper.abstract}")) / len(words)
             for s in sources
         )
         unknown = len(words - self.lexical.vocabulary) / len(words)
-        return best + COVERAGE_WEIGHT * coverage - UNKNOWN_WEIGHT * unknown
+        tuning = self.settings.retrieval
+        return best + tuning.coverage_weight * coverage - tuning.unknown_weight * unknown
 
     def source_for(self, paper_id: str) -> Source:
         """One paper as a source carrying its whole abstract (for summaries)."""
         abstract = self.store.abstracts([paper_id])[paper_id]
         paper = self.catalog.get(paper_id).model_copy(update={"abstract": abstract})
-        return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0)
+        return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0, named=True)
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
@@ -141,6 +137,7 @@ class Retriever:
                     passage=chunks[best_chunk[pid]].body,
                     score=scores[pid],
                     relevance=max(0.0, relevance.get(pid, 0.0)),
+                    named=pid in mentioned,
                 )
             )
         return sources

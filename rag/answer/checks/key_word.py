@@ -1,0 +1,72 @@
+"""A cited paper that ignores the question's key word does not answer it ("over-smoothing" asked
+of a paper on attacks on graph networks): a word whose stem its title and abstract never use,
+that carries `key_word_weight` of the question's meaning (1 - cosine of the question with and
+without it), and whose removal brings the question no further from the paper's closest sentence.
+A paper the question names is kept, with a note. Not checked: lists of several papers, summaries,
+"which of those" follow-ups; words of the named papers' metadata are no key words."""
+
+import re
+
+import numpy as np
+
+from rag.answer.checks import Check, Review
+from rag.answer.verdict import Reason
+from rag.models import Source
+from rag.sentences import evidence_sentences, metadata_sentence, stems
+
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
+
+
+def ignored_word(
+    question: str, source: Source, embedder, weight: float, names: str = ""
+) -> str | None:
+    """The question's key word that the source's text never uses and its closest sentence does
+    not answer, or None. Words of `names` (other papers' titles and authors) are not key words."""
+    texts = evidence_sentences(source.paper)
+    used = stems(" ".join([names, *texts]))
+    missing = [
+        word
+        for word in dict.fromkeys(WORD.findall(question))
+        if (own := stems(word)) and not own <= used
+    ]
+    if not missing:
+        return None
+    variants = [re.sub(rf"\b{word}\b", " ", question) for word in missing]
+    vectors = np.asarray(embedder.embed([question, *variants, *texts]))
+    asked, without = vectors[0], vectors[1 : len(missing) + 1]
+    sentences = vectors[len(missing) + 1 :]
+    weights = 1.0 - without @ asked
+    closer = (without @ sentences.T).max(axis=1) >= (sentences @ asked).max()
+    ranked = sorted(zip(weights, closer, missing), key=lambda item: -item[0])
+    return next((word for w, ok, word in ranked if ok and w >= weight), None)
+
+
+class KeyWord(Check):
+    name = "key_word"
+
+    def run(self, review: Review) -> list:
+        if review.many_listed or review.intent.summary or review.intent.scoped:
+            return []
+        sources, tools = review.sources, review.tools
+        names = " ".join(metadata_sentence(s.paper) for s in sources if s.named)
+        verdicts = []
+        for number in review.cited():
+            word = ignored_word(
+                review.intent.text,
+                sources[number - 1],
+                tools.embedder,
+                tools.tuning.key_word_weight,
+                names,
+            )
+            if word:
+                named = sources[number - 1].named
+                verdicts.append(
+                    self.verdict(
+                        "note" if named else "reject",
+                        Reason.NAMED_IGNORES_WORD if named else Reason.IGNORED_WORD,
+                        papers=[number],
+                        detail=word,
+                        titles=review.titles({number}),
+                    )
+                )
+        return verdicts

@@ -1,0 +1,142 @@
+"""Every number a retrieval or answer decision compares against, with what it means and where it
+was measured. Grouped under `Settings.retrieval` and `Settings.answer`
+(`RAG_ANSWER__KEY_WORD_WEIGHT=0.1`); "the dev set" is eval/questions.jsonl, see eval/README.md."""
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def tuned(default, description: str, **bounds):
+    """A field whose description says what it decides and where it was chosen."""
+    return Field(default, description=description, **bounds)
+
+
+class RetrievalTuning(BaseModel):
+    """How papers are found and ranked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rrf_k: int = tuned(60, "Reciprocal-rank-fusion constant (higher = flatter).", ge=1)
+    max_k: int = tuned(
+        20,
+        "Most papers retrieved per question (k above it is clamped with a notice): more only "
+        "slows the answer down.",
+        ge=1,
+        le=50,
+    )
+    min_depth: int = tuned(50, "Fewest chunks each of dense and BM25 search returns.", ge=1)
+    depth_per_k: int = tuned(10, "Chunks searched per paper wanted (depth = max(min, k x this)).")
+    coverage_weight: float = tuned(
+        0.2,
+        "Answerability adds this times the share of the question's content words that the "
+        "best-covering retrieved paper uses. Chosen with min_relevance on the dev set: at the same "
+        "97.8% of answerable questions kept it declines 44% of unanswerable ones instead of 32%.",
+    )
+    unknown_weight: float = tuned(
+        0.2,
+        "Answerability subtracts this times the share of the question's content words the corpus "
+        "never uses ('Byzantine', 'MRI'); chosen with coverage_weight.",
+    )
+
+
+class AnswerTuning(BaseModel):
+    """When an answer is given, what it may say, and when it declines."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_relevance: float = tuned(
+        0.49,
+        "Below this answerability score (the best cosine of question and chunk, + coverage_weight "
+        "x the share of the question's words the best paper uses, - unknown_weight x the share the "
+        "corpus never uses) the corpus is taken not to answer; chosen on the dev set.",
+        ge=0.0,
+        le=1.5,
+    )
+    support_threshold: float = tuned(
+        0.45,
+        "A sentence is supported by a cited abstract when its best sentence cosine reaches this; "
+        "chosen on the dev set.",
+        ge=0.0,
+        le=1.0,
+    )
+    support_margin: float = tuned(
+        0.1,
+        "A sentence moves to (or gets) another paper's citation only when that paper's support "
+        "beats the cited one's, and the threshold, by this cosine margin.",
+    )
+    min_claim_words: int = tuned(4, "Shorter sentences ('In summary:') need no citation.", ge=1)
+    min_ungrounded_terms: int = tuned(
+        2,
+        "A sentence repeating this many of the question's terms that its paper never uses (and "
+        "max_ungrounded_share of those it repeats) restates the question, unsupported.",
+    )
+    max_ungrounded_share: float = tuned(1 / 3, "See min_ungrounded_terms.")
+    paraphrase_relevance: float = tuned(
+        0.5,
+        "A source this relevant (or the most relevant one) is what the question paraphrases: its "
+        "wording need not appear in the abstract. On the dev set the grounding test withheld 7 "
+        "right answers that restated a paraphrasing question about the best-matching paper.",
+    )
+    relevance_margin: float = tuned(
+        0.1, "A source 'clearly leads' others when its relevance beats theirs by this."
+    )
+    overlooked_relevance: float = tuned(
+        0.4,
+        "A draft missed the paper the question describes when that paper's relevance is at least "
+        "this and it clearly leads the others. Dev set: its answerable questions with a leader at "
+        "0.40-0.50 all have the gold paper first (5), none of its unanswerable ones has such a "
+        "leader.",
+    )
+    key_word_weight: float = tuned(
+        0.1,
+        "A question word a paper never uses (stem absent from title and abstract) is the key word "
+        "it ignores when it carries this share of the question's meaning (1 - cosine of the "
+        "question with and without it). Dev set, the extractive answer's first cited paper: 0.1 "
+        "flags 4 of 9 unanswerable questions it still answered and 1 of 181 answerable; 0.07 "
+        "flags 6 and 6.",
+    )
+    list_coverage_weight: float = tuned(
+        0.3,
+        "A list candidate's score is its best sentence's cosine plus this times the share of the "
+        "question's content words its title and abstract use. Dev set multi-paper questions, "
+        "k=10: precision 0.89, recall 0.87 (0.85 / 0.46 when the local model chose).",
+    )
+    list_close_to_best: float = tuned(
+        0.8, "Papers scoring at least this fraction of the best list candidate's score are listed."
+    )
+    list_min_similarity: float = tuned(
+        0.3,
+        "Never listed: a paper whose best sentence is further than this cosine from the question "
+        "(on the dev set every gold paper shares a content word and passes it).",
+    )
+    condition_similarity: float = tuned(
+        0.4,
+        "A list condition ('... for autonomous driving') is met when the paper uses half its words "
+        "or one of its sentences is this close. Dev set: every gold paper meets every condition "
+        "(lowest 0.47); 3 of 5 unanswerable list questions' papers miss one (0.18-0.38).",
+    )
+    shown_relative_relevance: float = tuned(
+        0.55,
+        "The model is shown papers at least this fraction of the best one's relevance. Dev set "
+        "(k=10): kept 114 of 115 gold papers while showing 3.1 papers instead of 5.",
+    )
+    max_shown: int = tuned(
+        3,
+        "Most papers shown to the model: a fourth held none of the dev set's 141 gold papers of "
+        "answerable prose questions and made the longest prompts (~7 s to the first token).",
+        ge=1,
+    )
+    suggestions: int = tuned(3, "Closest papers offered with a decline.", ge=0)
+    extractive_papers: int = tuned(
+        3, "Most papers the extractive answer cites (one for 'which paper ...').", ge=1
+    )
+    extractive_close_to_best: float = tuned(
+        0.12, "Other papers join the extractive answer when their best sentence is this close."
+    )
+    extractive_min_similarity: float = tuned(
+        0.3, "The extractive answer never cites a sentence further than this from the question."
+    )
+    figure_first: float = tuned(
+        1.0,
+        "Added to the cosine of a sentence whose figure is next to a question word, so that a "
+        "figure of what is asked comes first in the extractive answer.",
+    )
