@@ -198,7 +198,6 @@ def test_follow_up_that_names_another_paper_is_not_scoped(answerer_with):
 def test_short_questions_that_name_a_method_are_answered(answerer_with, question):
     _, answer = run(answerer_with(), question)
     assert not answer.abstained
-    assert question.split()[-1].strip("?") in {"propose", "AnaCP", "plasticity"}
     assert title_names(answer) & {"AnaCP", "FIRE"}
 
 

@@ -235,7 +235,7 @@ def test_a_waiting_question_shows_with_its_place_in_the_queue(seed_index, retrie
             page.goto(demo.local_url)
             page.fill("#question textarea", PRICING_QUESTION)
             page.click("#ask")
-            page.wait_for_timeout(500)
+            page.locator("#chat").get_by_text(PRICING_QUESTION).wait_for()  # asked, in order
         second.get_by_text("queue: 1/1").wait_for(timeout=10_000)
         assert PRICING_QUESTION in second.inner_text("#chat")  # shown while it waits
         backend.release.set()
