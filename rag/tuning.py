@@ -2,6 +2,8 @@
 was measured. Grouped under `Settings.retrieval` and `Settings.answer`
 (`RAG_ANSWER__KEY_WORD_WEIGHT=0.1`); "the dev set" is eval/questions.jsonl, see eval/README.md."""
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -42,6 +44,21 @@ class AnswerTuning(BaseModel):
     """When an answer is given, what it may say, and when it declines."""
 
     model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["calibrated", "rules"] = tuned(
+        "calibrated",
+        "What decides whether the corpus answers and which papers a list holds. 'calibrated': "
+        "the rules below (min_relevance, list_*) or the probability fitted on generated "
+        "questions (rag/answer/decision.json), whichever accepts; lists consider list_depth "
+        "papers. 'rules': the rules alone, on the top k.",
+    )
+    list_depth: int = tuned(
+        50,
+        "Papers a 'which papers' question considers (from dense and BM25 search), so that a "
+        "list holds every paper the decision accepts, not the top k.",
+        ge=1,
+    )
+    list_shown: int = tuned(30, "Most papers a list shows (it says how many there are).", ge=1)
 
     min_relevance: float = tuned(
         0.49,

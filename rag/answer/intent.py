@@ -20,9 +20,22 @@ LIST_QUESTION = re.compile(
     r"|^\s*list\b"
     # "papers on X?", "any works about X", "I'm looking for papers that ..."
     r"|^\s*(any |some |other )?(papers|works|articles|publications)\b"
-    r"|\b(looking for|recommend|suggest|need|want)\b[^?]{0,20}?\b(papers|works|articles)\b",
+    r"|\b(looking for|recommend|suggest|need|want)\b[^?]{0,20}?\b(papers|works|articles)\b"
+    # as typed: "federated learning papers", "anything on X?", "which ones ...", "X stuff in here"
+    r"|\b(papers|works|articles|abstracts|publications)\b(?![-\w])"
+    r"|^\s*(is there )?(anything|something|any work|any research|stuff)\b"
+    r"|\bwhich ones\b|\bstuff\b|\bin here\b|\bused anywhere\b",
     re.IGNORECASE,
 )
+# A fragment of a few words that asks nothing ("spectral bias", "graph attacks defense?") is a
+# search for the papers on it.
+ASKS = re.compile(
+    r"^\s*(what|what's|whats|how|why|who|whom|whose|when|where|which|is|are|was|were|does|do|"
+    r"did|can|could|should|would|will|has|have|explain|describe|summari[sz]e|compare|tell|give|"
+    r"define|list|show|find|name|tl;?dr)\b",
+    re.IGNORECASE,
+)
+FRAGMENT_WORDS = 6
 # The frame of a list question, removed before its conditions are read.
 LIST_FRAME = re.compile(
     r"^\s*(which|what|list|name|are there|do any|find|show|any|some)\b[^?]{0,40}?"
@@ -55,6 +68,29 @@ CONTINUES = re.compile(
 # "Which one ...", "which of those ...": a choice among several papers.
 CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
 SHORT = 3  # words; "What datasets?" continues the conversation even without a pronoun
+# Words that frame a question rather than say what it is about ("anything on X?", "papers that
+# deal with X", "tell me about X"), as stems; with rag.sentences.GENERIC they are no topic.
+FRAME = set(
+    """anyth someth deal involv discuss focus concern cover mention explor investig examin look
+tell know want need find search topic interest help give explain describ summar overview here
+corpus collect abstract articl public thing stuff pleas kind sort exist compar contrast versus
+tldr wrote written author""".split()
+)
+
+
+# "Who wrote ...", "authors of ...": answered from the paper's metadata.
+AUTHORS = re.compile(
+    r"\b(who (wrote|writes|authored|are the authors|is the author|did)|authors? (of|for|behind)|"
+    r"written by|whose (paper|work)|who'?s behind)\b",
+    re.IGNORECASE,
+)
+# Details researchers ask about a paper that abstracts rarely state, as stems ("What GPU ...",
+# "Under what license ...", "How long did training take, wall clock?"): asked of a paper whose
+# abstract never uses the word, the answer is that it does not state it.
+DETAILS = set(
+    """gpu gpus hardwar licens batch epoch wall clock hour minut day week cost dollar budget affili
+institut univers compani fund grant sponsor repositori email review score paramet seed""".split()
+)
 
 
 class Kind(StrEnum):
@@ -80,6 +116,9 @@ class Intent(BaseModel):
     asks_for_one_paper: bool = False  # "Which paper ...?"
     figure: set[str] | None = None  # what a figure question counts (empty: any figure)
     conditions: list[str] = []  # what every listed paper must meet
+    topic: set[str] = set()  # the stems of what it is about: its content words, frame aside
+    asks_authors: bool = False
+    details: set[str] = set()  # details it asks that abstracts rarely state (DETAILS)
 
     @property
     def scoped(self) -> bool:
@@ -112,12 +151,26 @@ def classify(
         named=set(named),
         scope=set(scope) if scope else None,
         summary=summary,
-        is_list=bool(LIST_QUESTION.search(text)),
+        is_list=bool(LIST_QUESTION.search(text)) or is_fragment(text),
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
         figure=asked_figure(text),
         conditions=conditions_of(text),
+        topic=topic_of(text),
+        asks_authors=bool(AUTHORS.search(text)),
+        details=stems(text) & DETAILS,
     )
+
+
+def topic_of(text: str) -> set[str]:
+    """The stems of what the question is about: its content words without a list frame
+    ("which papers"), question words or framing verbs ("deal with", "anything on")."""
+    return stems(LIST_FRAME.sub(" ", text)) - FRAME
+
+
+def is_fragment(text: str) -> bool:
+    """A few words that ask nothing: a topic typed into a search box."""
+    return len(text.split()) <= FRAGMENT_WORDS and not ASKS.search(text)
 
 
 def in_english(question: str) -> bool:

@@ -75,6 +75,22 @@ def relevant_papers(
     return named + [(source, sentence) for _, source, sentence in kept]
 
 
+def accepted_papers(
+    sources: list[Source], rates: list[float], threshold: float, question: str, embedder
+) -> list[tuple[Source, str]]:
+    """The sources the decision accepts (probability at least `threshold`), most probable
+    first, each with its sentence closest to the question. Several papers the question names
+    ("papers by <author>", "in <label>") are exactly the answer."""
+    named = [s for s in sources if s.named]
+    if len(named) > 1:
+        chosen = named
+    else:
+        ranked = sorted(zip(rates, range(len(sources))), key=lambda pair: -pair[0])
+        chosen = [sources[i] for rate, i in ranked if rate >= threshold or sources[i].named]
+    closest = closest_sentences(chosen, question, embedder)
+    return [(source, sentence) for source, (_, sentence) in zip(chosen, closest) if sentence]
+
+
 def list_answer(picks: list[tuple[Source, str]]) -> str:
     """One line per paper: its title, its sentence, its citation (numbered in list order)."""
     return "\n".join(

@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Iterator
 
+from rag.answer.about import about_paper, asked_paper
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.context import focus, select
@@ -14,7 +15,8 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
 from rag.answer.intent import Intent, carries_on, classify, in_english
 from rag.answer.language import ENGLISH_ONLY
-from rag.answer.listing import list_answer, relevant_papers
+from rag.answer.decision import Relevance
+from rag.answer.listing import accepted_papers, list_answer, relevant_papers
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.support import unknown_names
 from rag.answer.verdict import Reason, notice
@@ -72,6 +74,7 @@ class Answerer:
         self.retriever = retriever or Retriever(settings, embedder=embedder)
         self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
+        self.relevance = Relevance(self.retriever, self.embedder)
         tools = Tools(self.embedder, self.retriever.metadata, self.tuning, self.backend)
         self.checker = Checker(tools)
 
@@ -127,16 +130,26 @@ class Answerer:
             names = " or ".join(f"'{n}'" for n in unknown)
             draft.reasons.append(Reason.UNKNOWN_NAMES)
             draft.notices.append(notice(Reason.UNKNOWN_NAMES, names))
-        yield from self._route(intent, sources, filters, draft)
+        yield from self._route(intent, sources, filters, draft, mode)
 
-    def _route(self, intent: Intent, sources, filters, draft: Draft) -> Iterator[str | Answer]:
+    def _route(self, intent: Intent, sources, filters, draft, mode) -> Iterator[str | Answer]:
         """Decline, list, or answer in prose."""
+        calibrated = self.tuning.decision == "calibrated" and not intent.scoped
         if not sources and filters and filters.active() and not intent.scoped:
             yield from shown(self._abstain(draft, [], Reason.FILTERS, text=no_match(filters)))
-        elif not sources or (not intent.scoped and self._irrelevant(intent.text, sources)):
+        elif intent.is_list and calibrated and sources:
+            deeper = self.retriever.search(
+                intent.text, self.tuning.list_depth, mode or self.settings.retrieval_mode, filters
+            )
+            yield from self._complete_list(intent, deeper, draft)
+        elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
         elif intent.is_list:
             yield from self._list(intent, sources, draft)
+        elif (paper := asked_paper(intent, sources, relevant=True)) and (
+            answer := about_paper(intent, paper, draft, self.embedder)
+        ):
+            yield from shown(answer)
         else:
             sources = select(sources, self.tuning)
             passages = focus(sources, intent.text, self.embedder, self.settings.source_words)
@@ -157,7 +170,7 @@ class Answerer:
             sources = [self.retriever.source_for(paper_id)]
         else:
             sources = self.retriever.search(target, k or self.settings.top_k)
-        if self._irrelevant(target, sources):
+        if self._irrelevant(classify(target), sources):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
             return
         prompt = Prompt(
@@ -202,6 +215,25 @@ class Answerer:
     def _abstain(self, draft: Draft, sources, reason: Reason, **fields) -> Answer:
         return abstention(draft, sources, reason, suggestions=self.tuning.suggestions, **fields)
 
+    def _complete_list(self, intent: Intent, sources: list[Source], draft: Draft):
+        """A "which papers" answer listing every paper the decision accepts among the
+        list_depth candidates, saying how many there are."""
+        rates = self.relevance.rate(intent.text, intent.topic, sources)
+        threshold = self.relevance.decision.threshold
+        picks = accepted_papers(sources, rates, threshold, intent.text, self.embedder)
+        if not self._irrelevant(intent, sources[: self.settings.top_k]):
+            ruled = relevant_papers(sources[: self.settings.top_k], intent, self.embedder, self.tuning)
+            known = {source.paper.paper_id for source, _ in picks}
+            picks += [pick for pick in ruled if pick[0].paper.paper_id not in known]
+        if not picks:
+            yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
+            return
+        shown_picks = picks[: self.tuning.list_shown]
+        count = f"{len(picks)} indexed paper{'s' if len(picks) > 1 else ''} match"
+        more = f"; showing the first {len(shown_picks)}" if len(picks) > len(shown_picks) else ""
+        draft.notices.append(f"{count}{more}.")
+        yield from self._listed(shown_picks, draft)
+
     def _list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
         picks = relevant_papers(sources, intent, self.embedder, self.tuning)
@@ -211,6 +243,10 @@ class Answerer:
             reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
             yield from shown(self._abstain(draft, sources, reason, why=why))
             return
+        yield from self._listed(picks, draft)
+
+    def _listed(self, picks: list[tuple[Source, str]], draft: Draft):
+        """The list's lines, then the list checked like any answer."""
         raw = list_answer(picks)
         yield raw
         draft = draft.model_copy(
@@ -265,10 +301,17 @@ class Answerer:
         """Turn raw model text into a checked Answer (see `rag.answer.checking`)."""
         return self.checker.check(raw, sources, draft)
 
-    def _irrelevant(self, question: str, sources: list[Source]) -> bool:
-        """The relevance gate: nothing retrieved is close enough to answer from."""
-        score = self.retriever.answerability(question, sources)
-        return not sources or score < self.tuning.min_relevance
+    def _irrelevant(self, intent: Intent, sources: list[Source]) -> bool:
+        """The relevance gate: no retrieved paper answers (by the calibrated decision, or by the
+        answerability score and min_relevance)."""
+        if not sources:
+            return True
+        if self.retriever.answerability(intent.text, sources) >= self.tuning.min_relevance:
+            return False
+        if self.tuning.decision == "calibrated":
+            rates = self.relevance.rate(intent.text, intent.topic, sources)
+            return max(rates) < self.relevance.decision.threshold
+        return True
 
     def _rewriter(self) -> LLMBackend | None:
         """The LLM used to rewrite follow-ups, when the configured backend is one that works."""

@@ -219,6 +219,30 @@ CAPITALIZED = re.compile(r"[A-Z][\w'’-]*")
 RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of|the|for|in|on|a|de|van|von|[A-Z][\w'’-]*))*")
 
 
+# Capitalized only because they open the question or ask something: never part of a name.
+NOT_NAMES = set(
+    """I If Is Are Was Were Do Does Did Can Could Should Would Will Has Have Given Compare Summarize
+Summarise Explain Describe List Show Tell Find Give Name What Which Who Whom Whose How Why When Where
+Please And Or But So Also Any Anything Some Papers Paper""".split()
+)
+
+
+def name_words(run: str) -> list[str]:
+    """The words of a run of capitalized words that can be a name: without the words that open
+    a question or ask something ("Compare AnaCP", "If I"), the generic ones ("The", "Both") and
+    those that are not capitalized at its ends."""
+    words = run.split()
+    while words and (
+        words[0].lower() in GENERIC
+        or words[0] in NOT_NAMES
+        or not CAPITALIZED.fullmatch(words[0])
+    ):
+        words = words[1:]
+    while words and not CAPITALIZED.fullmatch(words[-1]):
+        words = words[:-1]
+    return words
+
+
 def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
     """Names in the sentence (runs of two or more capitalized words: people, titles, venues)
     that none of the cited papers' metadata or abstracts contains, with a word none of them
@@ -227,11 +251,7 @@ def unknown_names(sentence: str, cited: list[Source]) -> list[str]:
     known = " ".join(words_key(f"{metadata_sentence(s.paper)} {s.paper.abstract}") for s in cited)
     unknown = []
     for run in RUN.findall(sentence):
-        words = run.split()
-        while words and (words[0].lower() in GENERIC or not CAPITALIZED.fullmatch(words[0])):
-            words = words[1:]  # "The", "This", "Both" open sentences
-        while words and not CAPITALIZED.fullmatch(words[-1]):
-            words = words[:-1]
+        words = name_words(run)
         if sum(bool(CAPITALIZED.fullmatch(w)) for w in words) >= 2:
             name = " ".join(words)
             if f" {words_key(name)} " not in f" {known} " and not set(

@@ -141,6 +141,17 @@ class BM25Index:
                 )
         self.vocabulary = set(self.model.vocab_dict) if self.model else set()  # stemmed words
 
+    def document_frequencies(self, words: set[str]) -> dict[str, int]:
+        """How many chunks use each stemmed word (0 for a word the corpus never uses)."""
+        if self.model is None:
+            return dict.fromkeys(words, 0)
+        vocabulary, indptr = self.model.vocab_dict, self.model.scores["indptr"]
+        ends = [*indptr[1:], len(self.model.scores["data"])]  # column t spans indptr[t]:ends[t]
+        return {
+            w: int(ends[vocabulary[w]] - indptr[vocabulary[w]]) if w in vocabulary else 0
+            for w in words
+        }
+
     def outdated(self) -> bool:
         """Whether an ingest has rebuilt the index on disk since this one was loaded."""
         return read_manifest(self.directory).get("fingerprint") != self.fingerprint

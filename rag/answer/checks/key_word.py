@@ -18,16 +18,17 @@ WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 
 
 def ignored_word(
-    question: str, source: Source, embedder, weight: float, names: str = ""
+    question: str, source: Source, embedder, weight: float, names: str = "", topic=None
 ) -> str | None:
     """The question's key word that the source's text never uses and its closest sentence does
-    not answer, or None. Words of `names` (other papers' titles and authors) are not key words."""
+    not answer, or None. Words of `names` (other papers' titles and authors) are not key words,
+    nor words outside the question's `topic` stems when given ("Compare", "anything")."""
     texts = evidence_sentences(source.paper)
     used = stems(" ".join([names, *texts]))
     missing = [
         word
         for word in dict.fromkeys(WORD.findall(question))
-        if (own := stems(word)) and not own <= used
+        if (own := stems(word)) and not own <= used and (topic is None or own <= topic)
     ]
     if not missing:
         return None
@@ -57,6 +58,7 @@ class KeyWord(Check):
                 tools.embedder,
                 tools.tuning.key_word_weight,
                 names,
+                review.intent.topic,
             )
             if word:
                 named = sources[number - 1].named

@@ -1,0 +1,59 @@
+"""Questions about one paper that its metadata answers ("who wrote the FIRE paper?") or that ask
+a detail its abstract does not state ("What GPU did LEGACY use?"): answered without a model,
+from the metadata, or by saying what the abstract does not state and what it comes closest to."""
+
+from rag.answer import citations as cite
+from rag.answer.draft import Draft, abstention
+from rag.answer.intent import Intent
+from rag.answer.lines import closest_sentences
+from rag.answer.verdict import Reason
+from rag.models import Answer, AnswerSentence, Source
+from rag.sentences import metadata_sentence, stems
+
+
+def asked_paper(intent: Intent, sources: list[Source], relevant: bool) -> Source | None:
+    """The one paper the question is about: the only one it names (or its follow-up refers
+    to); for a question about authors, the most relevant paper when the corpus answers."""
+    named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
+    if intent.asks_authors and relevant and sources:
+        return (named or sources)[0]
+    return named[0] if len(named) == 1 else None
+
+
+def unstated(intent: Intent, source: Source) -> list[str]:
+    """The details the question asks (intent.details) that the paper's text never uses."""
+    used = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
+    return sorted(intent.details - used)
+
+
+def authors_answer(source: Source, draft: Draft) -> Answer:
+    """Who wrote the paper (and where it appeared), from its metadata, cited."""
+    paper = source.paper
+    if not paper.authors:
+        return not_stated(source, ["authors"], draft, [])
+    venue = f", {paper.venue}" if paper.venue else ""
+    text = f"{paper.title} is by {', '.join(paper.authors)}{venue}."
+    sentences = [AnswerSentence(text=text, citations=[1], support=1.0, supported=True)]
+    citations = cite.renumber(sentences, [source])
+    citations[0].evidence = metadata_sentence(paper)
+    return draft.answer(
+        text=cite.render(sentences), citations=citations, sentences=sentences, sources=[source]
+    )
+
+
+def not_stated(source: Source, details: list[str], draft: Draft, closest: list) -> Answer:
+    """The reply when the abstract does not state what is asked: which paper, what it does not
+    state, and the sentence that comes closest."""
+    asked = " or ".join(f"'{word}'" for word in details)
+    text = f"The abstract of '{source.paper.title}' does not state that (it never mentions {asked})."
+    if closest and closest[0][1]:
+        text += f' The closest it comes: "{closest[0][1]}"'
+    return abstention(draft, [source], Reason.NOT_STATED, text=text)
+
+
+def about_paper(intent: Intent, source: Source, draft: Draft, embedder) -> Answer | None:
+    """The answer to a question about the one paper `source`, when its metadata answers or its
+    abstract does not state what is asked; None when the abstract should answer it."""
+    if details := unstated(intent, source):
+        return not_stated(source, details, draft, closest_sentences([source], intent.text, embedder))
+    return authors_answer(source, draft) if intent.asks_authors else None

@@ -1,0 +1,157 @@
+"""Does this abstract answer this question? One calibrated probability per (question, paper),
+from evidence that carries over to new wording and new corpora: how close the question is to the
+paper's chunks and sentences (dense), how much of its topic the paper's words cover, weighted by
+how rare each word is in the corpus (lexical, BM25's document frequencies), the rarest topic word
+the paper never uses, the share of topic words the corpus never uses, and whether the question
+names the paper. A logistic regression fitted on generated questions (scripts/fit_decision.py)
+weighs them; its parameters, and the command that made them, are in decision.json. The same
+probability decides whether a prose answer is given and which papers a list contains."""
+
+import json
+import math
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+
+from rag.models import Source
+from rag.sentences import evidence_sentences, metadata_sentence, stems
+
+PARAMETERS = Path(__file__).with_name("decision.json")
+FEATURES = ("chunk", "sentence", "lexical", "missing", "unknown", "named", "short")
+# The sign each weight must have: more similar, more covered, named -> more likely to answer; a
+# rare topic word the paper lacks, or words the corpus lacks -> less likely.
+SIGNS = {"chunk": 1, "sentence": 1, "lexical": 1, "missing": -1, "unknown": -1, "named": 1}
+TYPO_MIN_LENGTH, TYPO_SIMILARITY = 5, 0.8
+
+
+class PaperView(BaseModel):
+    """What the features read of one paper: its chunk vectors, its sentence vectors (metadata
+    line first), its stemmed words, whether the question names it."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    chunks: np.ndarray
+    sentences: np.ndarray
+    words: set[str]
+    named: bool = False
+
+
+class Lexicon:
+    """Inverse document frequencies of stemmed words over the index's chunks, and the corpus
+    word a typo stands for."""
+
+    def __init__(self, frequencies, documents: int, vocabulary=()):
+        self.frequencies, self.documents = frequencies, max(documents, 1)
+        self.vocabulary = sorted(w for w in vocabulary if len(w) >= TYPO_MIN_LENGTH)
+
+    def corrected(self, words: set[str]) -> set[str]:
+        """The words, each one the corpus never uses replaced by the corpus word it is a likely
+        typo of ("gradeint" -> "gradient"; difflib ratio >= TYPO_SIMILARITY)."""
+        import difflib
+
+        unknown = {w for w, n in self.frequencies(words).items() if n == 0}
+        fixed = {
+            w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=TYPO_SIMILARITY)
+            for w in unknown
+            if len(w) >= TYPO_MIN_LENGTH
+        }
+        return {(fixed.get(w) or [w])[0] for w in words}
+
+    @property
+    def rarest(self) -> float:
+        """The idf of a word no chunk uses."""
+        return self.idf_of(0)
+
+    def idf_of(self, frequency: int) -> float:
+        return math.log(1 + (self.documents - frequency + 0.5) / (frequency + 0.5))
+
+    def idf(self, words: set[str]) -> dict[str, float]:
+        return {w: self.idf_of(n) for w, n in self.frequencies(words).items()}
+
+
+def features(question, topic: set[str], papers: list[PaperView], lexicon: Lexicon) -> np.ndarray:
+    """One row of FEATURES per paper for the question's (normalized) vector and topic stems."""
+    topic = lexicon.corrected(topic)
+    idf = lexicon.idf(topic)
+    total = sum(idf.values()) or 1.0
+    unknown = sum(lexicon.frequencies(topic).get(w, 0) == 0 for w in topic) / max(len(topic), 1)
+    rows = []
+    for paper in papers:
+        missing = [idf[w] for w in topic if w not in paper.words]
+        rows.append(
+            [
+                best_cosine(paper.chunks, question),
+                best_cosine(paper.sentences[1:], question),
+                sum(idf[w] for w in topic if w in paper.words) / total,
+                max(missing, default=0.0) / lexicon.rarest,
+                unknown,
+                float(paper.named),
+                1.0 / max(len(topic), 1),
+            ]
+        )
+    return np.asarray(rows, dtype=float).reshape(len(papers), len(FEATURES))
+
+
+def best_cosine(vectors: np.ndarray, question) -> float:
+    return float((vectors @ question).max()) if len(vectors) else -1.0
+
+
+class Decision(BaseModel):
+    """The fitted logistic regression: standardized features, weights, bias, and the probability
+    at or above which a paper is taken to answer."""
+
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    bias: float
+    threshold: float
+    command: str = ""
+    metrics: dict = {}
+
+    @classmethod
+    def bundled(cls) -> "Decision":
+        return cls.model_validate(json.loads(PARAMETERS.read_text()))
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        z = (rows - np.asarray(self.mean)) / np.asarray(self.scale) @ np.asarray(self.weights)
+        return 1.0 / (1.0 + np.exp(-(z + self.bias)))
+
+
+class Relevance:
+    """Rates retrieved papers for a question with the bundled decision."""
+
+    def __init__(self, retriever, embedder, decision: Decision | None = None):
+        self.retriever, self.embedder = retriever, embedder
+        self.decision = decision or Decision.bundled()
+
+    @cached_property
+    def lexicon(self) -> Lexicon:
+        index = self.retriever.lexical
+        return Lexicon(index.document_frequencies, len(index.chunk_ids), index.vocabulary)
+
+    def rate(self, question: str, topic: set[str], sources: list[Source]) -> list[float]:
+        """Per source, the probability that its abstract answers the question."""
+        if not sources:
+            return []
+        vector = np.asarray(self.embedder.embed([question])[0])
+        rows = features(vector, topic, self.views(sources), self.lexicon)
+        return [float(p) for p in self.decision.probabilities(rows)]
+
+    def views(self, sources: list[Source]) -> list[PaperView]:
+        chunks = self.retriever.store.embeddings([s.paper.paper_id for s in sources])
+        views = []
+        for source in sources:
+            texts = evidence_sentences(source.paper)
+            words = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
+            views.append(
+                PaperView(
+                    chunks=np.asarray(chunks.get(source.paper.paper_id, [])),
+                    sentences=np.asarray(self.embedder.embed(texts)),
+                    words=words,
+                    named=source.named,
+                )
+            )
+        return views
