@@ -1,0 +1,110 @@
+"""The calibrated answer decision (rag/answer/decision.py) and the intent rules it leans on:
+fast, with hand-made papers and the word-overlap embedder of tests/test_checks.py."""
+
+import numpy as np
+import pytest
+
+from rag.answer.about import about_paper, asked_paper
+from rag.answer.decision import FEATURES, SIGNS, Decision, Lexicon, PaperView, features
+from rag.answer.draft import Draft
+from rag.answer.intent import classify
+from rag.answer.support import unknown_names
+from rag.answer.verdict import Reason
+from tests.test_checks import GRAPHS, WordsEmbedder, source
+
+
+def lexicon(frequencies: dict[str, int], documents: int = 10) -> Lexicon:
+    return Lexicon(
+        lambda words: {w: frequencies.get(w, 0) for w in words}, documents, frequencies
+    )
+
+
+def test_the_bundled_decision_is_fitted_with_the_signs_it_promises():
+    decision = Decision.bundled()
+    assert decision.features == list(FEATURES) and 0 < decision.threshold < 1
+    assert decision.command and decision.metrics["pairs"] > 1000
+    for name, weight in zip(decision.features, decision.weights):
+        assert SIGNS.get(name, 0) * weight >= 0, name
+    row = np.zeros((1, len(FEATURES)))
+    covered = row.copy()
+    covered[0, FEATURES.index("lexical")] = 1.0
+    assert decision.probabilities(covered)[0] >= decision.probabilities(row)[0]
+
+
+def test_a_paper_using_the_rare_topic_words_rates_higher_than_one_that_does_not():
+    words = lexicon({"sparsiti": 2, "learn": 9})
+    embedder = WordsEmbedder()
+    question = np.asarray(embedder.embed(["sparsity learning"])[0])
+    sparse = PaperView(chunks=np.zeros((0, 1)), sentences=np.zeros((0, 1)), words={"sparsiti", "learn"})
+    other = PaperView(chunks=np.zeros((0, 1)), sentences=np.zeros((0, 1)), words={"learn"})
+    rows = features(question, {"sparsiti", "learn"}, [sparse, other], words)
+    lexical, missing = FEATURES.index("lexical"), FEATURES.index("missing")
+    assert rows[0, lexical] == 1.0 and rows[1, lexical] < 0.5
+    assert rows[0, missing] == 0.0 and rows[1, missing] > 0.4
+    probabilities = Decision.bundled().probabilities(rows)
+    assert probabilities[0] > probabilities[1]
+
+
+def test_a_typo_is_read_as_the_corpus_word_it_stands_for():
+    words = lexicon({"gradient": 5, "compress": 3})
+    assert words.corrected({"gradeint", "compress", "zzzzzzz"}) == {"gradient", "compress", "zzzzzzz"}
+
+
+@pytest.mark.parametrize(
+    ("question", "listed"),
+    [
+        ("federated learning papers", True),
+        ("anything on spectral bias", True),
+        ("quantum ml stuff in here?", True),
+        ("which ones evaluate on cifar", True),
+        ("spiking neural nets?", True),
+        ("How does FIRE keep its plasticity?", False),
+        ("What does the FIRE paper propose?", False),
+        ("Which paper tackles over-squashing?", False),
+        ("recovering whats on a screen from light reflected off walls, no physical contact", False),
+    ],
+)
+def test_typed_searches_for_papers_are_lists(question, listed):
+    assert classify(question).is_list is listed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "If I want to compress gradients in distributed training, what can I use?",
+        "Compare AnaCP and FIRE",
+        "Summarize AnaCP",
+        "Is FIRE any good?",
+        "Given FIRE, what else is there?",
+    ],
+)
+def test_words_that_open_a_question_are_no_names(question):
+    assert unknown_names(question, [GRAPHS]) == []
+
+
+def test_a_made_up_name_is_still_a_name():
+    assert unknown_names("Is Zorblax Quuxington the author?", [GRAPHS]) == ["Zorblax Quuxington"]
+
+
+def named(source_):
+    return source_.model_copy(update={"named": True})
+
+
+def test_a_detail_the_named_paper_never_mentions_is_not_stated():
+    paper = named(GRAPHS)
+    intent = classify("What GPU did the graph attack paper run on?")
+    answer = about_paper(intent, paper, Draft(intent=intent, backend="test"), WordsEmbedder())
+    assert answer.abstained and answer.reason == Reason.NOT_STATED
+    assert "'gpu'" in answer.text and GRAPHS.paper.title in answer.text
+    asked = classify("How much does the attack lower accuracy?")
+    assert about_paper(asked, paper, Draft(intent=asked, backend="test"), WordsEmbedder()) is None
+
+
+def test_who_wrote_a_paper_is_answered_from_its_metadata():
+    paper = source(1, "FIRE: Frobenius Isometry", "We reinitialize weights.", named=True)
+    paper.paper.authors = ["Ada Lovelace", "Alan Turing"]
+    intent = classify("who wrote the FIRE paper?")
+    assert asked_paper(intent, [paper], relevant=True) is paper
+    answer = about_paper(intent, paper, Draft(intent=intent, backend="test"), WordsEmbedder())
+    assert not answer.abstained and "Ada Lovelace, Alan Turing" in answer.text
+    assert answer.citations[0].evidence.startswith("FIRE: Frobenius Isometry, by Ada Lovelace")
