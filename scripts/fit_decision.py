@@ -118,7 +118,7 @@ class Paraphraser:
     ("reinitializes" -> "resets"), so that a question made of a paper's sentence is not in
     the abstract's wording (real questions rarely are)."""
 
-    def __init__(self, papers, embedder, rng: random.Random, share: float = 0.5):
+    def __init__(self, papers, embedder, rng: random.Random, share: float = 0.8):
         words = sorted({w.lower() for p in papers for w in re.findall(r"[A-Za-z]{4,}", p.abstract)})
         self.words = [w for w in words if stems(w)]
         vectors = np.asarray(embedder.embed(self.words))

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from rag.answer.intent import joined_compounds
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stems
 
@@ -24,6 +25,29 @@ FEATURES = ("chunk", "sentence", "lexical", "missing", "unknown", "named", "shor
 # rare topic word the paper lacks, or words the corpus lacks -> less likely.
 SIGNS = {"chunk": 1, "sentence": 1, "lexical": 1, "missing": -1, "unknown": -1, "named": 1}
 TYPO_MIN_LENGTH, TYPO_SIMILARITY = 5, 0.8
+# How people abbreviate what abstracts spell out; read as the words when the corpus never uses
+# the abbreviation itself.
+ABBREVIATIONS = {
+    "nn": "neural network",
+    "nns": "neural networks",
+    "ml": "machine learning",
+    "dl": "deep learning",
+    "rl": "reinforcement learning",
+    "marl": "multi-agent reinforcement learning",
+    "llm": "large language model",
+    "llms": "large language models",
+    "lm": "language model",
+    "lms": "language models",
+    "gnn": "graph neural network",
+    "gnns": "graph neural networks",
+    "cnn": "convolutional neural network",
+    "cnns": "convolutional neural networks",
+    "rnn": "recurrent neural network",
+    "snn": "spiking neural network",
+    "snns": "spiking neural networks",
+    "nlp": "natural language processing",
+    "sgd": "stochastic gradient descent",
+}
 
 
 class PaperView(BaseModel):
@@ -52,12 +76,14 @@ class Lexicon:
         import difflib
 
         unknown = {w for w, n in self.frequencies(words).items() if n == 0}
+        spelled = {w: stems(ABBREVIATIONS[w]) for w in unknown if w in ABBREVIATIONS}
         fixed = {
             w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=TYPO_SIMILARITY)
-            for w in unknown
+            for w in unknown - set(spelled)
             if len(w) >= TYPO_MIN_LENGTH
         }
-        return {(fixed.get(w) or [w])[0] for w in words}
+        kept = {(fixed.get(w) or [w])[0] for w in words if w not in spelled}
+        return kept.union(*spelled.values())
 
     @property
     def rarest(self) -> float:
@@ -145,7 +171,8 @@ class Relevance:
         views = []
         for source in sources:
             texts = evidence_sentences(source.paper)
-            words = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
+            text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
+            words = stems(text) | joined_compounds(text)
             views.append(
                 PaperView(
                     chunks=np.asarray(chunks.get(source.paper.paper_id, [])),

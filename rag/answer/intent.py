@@ -74,7 +74,8 @@ FRAME = set(
     """anyth someth deal involv discuss focus concern cover mention explor investig examin look
 tell know want need find search topic interest help give explain describ summar overview here
 corpus collect abstract articl public thing stuff pleas kind sort exist compar contrast versus
-tldr wrote written author""".split()
+tldr wrote written author explicit anywher specif actual realli mainli particular current
+exact""".split()
 )
 
 
@@ -164,8 +165,19 @@ def classify(
 
 def topic_of(text: str) -> set[str]:
     """The stems of what the question is about: its content words without a list frame
-    ("which papers"), question words or framing verbs ("deal with", "anything on")."""
-    return stems(LIST_FRAME.sub(" ", text)) - FRAME
+    ("which papers"), question words or framing verbs ("deal with", "anything on"); a
+    hyphenated compound counts as one word too ("trade-off" is "tradeoff")."""
+    text = LIST_FRAME.sub(" ", text)
+    return (stems(text) | joined_compounds(text)) - FRAME
+
+
+HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")
+
+
+def joined_compounds(text: str) -> set[str]:
+    """The stems of the text's hyphenated compounds written as one word: "trade-off" ->
+    "tradeoff", "physics-informed" -> "physicsinform"."""
+    return stems(" ".join(re.sub(r"[-‐‑–]", "", m) for m in HYPHENATED.findall(text)))
 
 
 def is_fragment(text: str) -> bool:

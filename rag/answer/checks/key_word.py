@@ -46,7 +46,7 @@ class KeyWord(Check):
     name = "key_word"
 
     def run(self, review: Review) -> list:
-        if review.many_listed or review.intent.summary or review.intent.scoped:
+        if review.intent.summary or review.intent.scoped:
             return []
         sources, tools = review.sources, review.tools
         names = " ".join(metadata_sentence(s.paper) for s in sources if s.named)
