@@ -108,3 +108,25 @@ def test_who_wrote_a_paper_is_answered_from_its_metadata():
     answer = about_paper(intent, paper, Draft(intent=intent, backend="test"), WordsEmbedder())
     assert not answer.abstained and "Ada Lovelace, Alan Turing" in answer.text
     assert answer.citations[0].evidence.startswith("FIRE: Frobenius Isometry, by Ada Lovelace")
+
+
+def test_the_fit_keeps_each_weight_to_its_sign_whatever_the_data_say():
+    import importlib.util
+
+    from sklearn.preprocessing import StandardScaler
+
+    from tests.conftest import REPO
+
+    spec = importlib.util.spec_from_file_location("fit", REPO / "scripts" / "fit_decision.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    fit = script.fit
+
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(400, 3, len(FEATURES)))
+    labels = (rows[..., FEATURES.index("lexical")] > 0).astype(int)
+    rows[..., FEATURES.index("missing")] += 2 * labels  # a quirk: missing words "predict" yes
+    scaler, model = fit(rows, labels)
+    weights = dict(zip(FEATURES, model.coef_[0]))
+    assert weights["lexical"] > 1 and weights["missing"] <= 0
+    assert isinstance(scaler, StandardScaler) and scaler.mean_.shape == (len(FEATURES),)
