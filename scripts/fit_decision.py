@@ -194,7 +194,7 @@ def table(items, papers, relevance: Relevance, metadata):
         for view, paper in zip(views, papers):
             view.named = paper.paper_id in named
         intent = classify(question)
-        rows.append(features(vector, intent.topic, views, relevance.lexicon))
+        rows.append(features(vector, intent.topic, views, relevance.lexicon, intent.pairs))
         labels.append([p.paper_id in gold for p in papers])
     return np.asarray(rows), np.asarray(labels, dtype=int)
 

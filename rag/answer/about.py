@@ -2,6 +2,8 @@
 a detail its abstract does not state ("What GPU did LEGACY use?"): answered without a model,
 from the metadata, or by saying what the abstract does not state and what it comes closest to."""
 
+import re
+
 from rag.answer import citations as cite
 from rag.answer.draft import Draft, abstention
 from rag.answer.intent import Intent
@@ -21,9 +23,12 @@ def asked_paper(intent: Intent, sources: list[Source], relevant: bool) -> Source
 
 
 def unstated(intent: Intent, source: Source) -> list[str]:
-    """The details the question asks (intent.details) that the paper's text never uses."""
+    """The question's words for the details it asks (intent.details) that the paper's text
+    never uses, as the question writes them."""
     used = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
-    return sorted(intent.details - used)
+    missing = intent.details - used
+    words = re.findall(r"[A-Za-z][A-Za-z0-9-]+", intent.text)
+    return list(dict.fromkeys(w for w in words if stems(w) & missing))
 
 
 def authors_answer(source: Source, draft: Draft) -> Answer:

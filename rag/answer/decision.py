@@ -15,15 +15,23 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from rag.answer.intent import joined_compounds
+from rag.answer.intent import joined_compounds, pairs_of
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stems
 
 PARAMETERS = Path(__file__).with_name("decision.json")
-FEATURES = ("chunk", "sentence", "lexical", "missing", "unknown", "named", "short")
+FEATURES = ("chunk", "sentence", "lexical", "phrases", "missing", "unknown", "named", "short")
 # The sign each weight must have: more similar, more covered, named -> more likely to answer; a
 # rare topic word the paper lacks, or words the corpus lacks -> less likely.
-SIGNS = {"chunk": 1, "sentence": 1, "lexical": 1, "missing": -1, "unknown": -1, "named": 1}
+SIGNS = {
+    "chunk": 1,
+    "sentence": 1,
+    "lexical": 1,
+    "phrases": 1,
+    "missing": -1,
+    "unknown": -1,
+    "named": 1,
+}
 TYPO_MIN_LENGTH, TYPO_SIMILARITY = 5, 0.8
 # How people abbreviate what abstracts spell out; read as the words when the corpus never uses
 # the abbreviation itself.
@@ -59,6 +67,7 @@ class PaperView(BaseModel):
     chunks: np.ndarray
     sentences: np.ndarray
     words: set[str]
+    pairs: set[str] = set()
     named: bool = False
 
 
@@ -97,8 +106,12 @@ class Lexicon:
         return {w: self.idf_of(n) for w, n in self.frequencies(words).items()}
 
 
-def features(question, topic: set[str], papers: list[PaperView], lexicon: Lexicon) -> np.ndarray:
-    """One row of FEATURES per paper for the question's (normalized) vector and topic stems."""
+def features(
+    question, topic: set[str], papers: list[PaperView], lexicon: Lexicon, pairs=frozenset()
+) -> np.ndarray:
+    """One row of FEATURES per paper for the question's (normalized) vector, topic stems and
+    neighbouring topic stems (`pairs`; the share a paper has side by side is "phrases", 1 for a
+    one-word topic covered)."""
     topic = lexicon.corrected(topic)
     idf = lexicon.idf(topic)
     total = sum(idf.values()) or 1.0
@@ -111,6 +124,7 @@ def features(question, topic: set[str], papers: list[PaperView], lexicon: Lexico
                 best_cosine(paper.chunks, question),
                 best_cosine(paper.sentences[1:], question),
                 sum(idf[w] for w in topic if w in paper.words) / total,
+                len(pairs & paper.pairs) / len(pairs) if pairs else float(not missing),
                 max(missing, default=0.0) / lexicon.rarest,
                 unknown,
                 float(paper.named),
@@ -158,12 +172,12 @@ class Relevance:
         index = self.retriever.lexical
         return Lexicon(index.document_frequencies, len(index.chunk_ids), index.vocabulary)
 
-    def rate(self, question: str, topic: set[str], sources: list[Source]) -> list[float]:
+    def rate(self, intent, sources: list[Source]) -> list[float]:
         """Per source, the probability that its abstract answers the question."""
         if not sources:
             return []
-        vector = np.asarray(self.embedder.embed([question])[0])
-        rows = features(vector, topic, self.views(sources), self.lexicon)
+        vector = np.asarray(self.embedder.embed([intent.text])[0])
+        rows = features(vector, intent.topic, self.views(sources), self.lexicon, intent.pairs)
         return [float(p) for p in self.decision.probabilities(rows)]
 
     def views(self, sources: list[Source]) -> list[PaperView]:
@@ -173,11 +187,13 @@ class Relevance:
             texts = evidence_sentences(source.paper)
             text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
             words = stems(text) | joined_compounds(text)
+            pairs = pairs_of(text)
             views.append(
                 PaperView(
                     chunks=np.asarray(chunks.get(source.paper.paper_id, [])),
                     sentences=np.asarray(self.embedder.embed(texts)),
                     words=words,
+                    pairs=pairs,
                     named=source.named,
                 )
             )

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from rag.answer.language import not_english
 from rag.figures import asked_figure
-from rag.sentences import stems
+from rag.sentences import stem_list, stems
 
 # Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
 LIST_QUESTION = re.compile(
@@ -118,6 +118,7 @@ class Intent(BaseModel):
     figure: set[str] | None = None  # what a figure question counts (empty: any figure)
     conditions: list[str] = []  # what every listed paper must meet
     topic: set[str] = set()  # the stems of what it is about: its content words, frame aside
+    pairs: set[str] = set()  # its neighbouring topic stems, "continu learn"
     asks_authors: bool = False
     details: set[str] = set()  # details it asks that abstracts rarely state (DETAILS)
 
@@ -158,6 +159,7 @@ def classify(
         figure=asked_figure(text),
         conditions=conditions_of(text),
         topic=topic_of(text),
+        pairs=pairs_of(LIST_FRAME.sub(" ", text), FRAME),
         asks_authors=bool(AUTHORS.search(text)),
         details=stems(text) & DETAILS,
     )
@@ -169,6 +171,13 @@ def topic_of(text: str) -> set[str]:
     hyphenated compound counts as one word too ("trade-off" is "tradeoff")."""
     text = LIST_FRAME.sub(" ", text)
     return (stems(text) | joined_compounds(text)) - FRAME
+
+
+def pairs_of(text: str, leave_out=frozenset()) -> set[str]:
+    """Neighbouring content stems of the text ("continual learning" -> "continu learn"), so that
+    a phrase is matched as a phrase, not as two words anywhere ("continuous ... learning")."""
+    words = [w for w in stem_list(text) if w not in leave_out]
+    return {f"{a} {b}" for a, b in zip(words, words[1:])}
 
 
 HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")

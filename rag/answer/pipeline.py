@@ -218,7 +218,7 @@ class Answerer:
     def _complete_list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer listing every paper the decision accepts among the
         list_depth candidates, saying how many there are."""
-        rates = self.relevance.rate(intent.text, intent.topic, sources)
+        rates = self.relevance.rate(intent, sources)
         threshold = self.relevance.decision.threshold
         picks = accepted_papers(sources, rates, threshold, intent.text, self.embedder)
         if not self._irrelevant(intent, sources[: self.settings.top_k]):
@@ -228,11 +228,7 @@ class Answerer:
         if not picks:
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
             return
-        shown_picks = picks[: self.tuning.list_shown]
-        count = f"{len(picks)} indexed paper{'s' if len(picks) > 1 else ''} match"
-        more = f"; showing the first {len(shown_picks)}" if len(picks) > len(shown_picks) else ""
-        draft.notices.append(f"{count}{more}.")
-        yield from self._listed(shown_picks, draft)
+        yield from self._listed(picks[: self.tuning.list_shown], draft, len(picks))
 
     def _list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
@@ -245,8 +241,9 @@ class Answerer:
             return
         yield from self._listed(picks, draft)
 
-    def _listed(self, picks: list[tuple[Source, str]], draft: Draft):
-        """The list's lines, then the list checked like any answer."""
+    def _listed(self, picks: list[tuple[Source, str]], draft: Draft, total: int | None = None):
+        """The list's lines, then the list checked like any answer; with the `total` number
+        of papers accepted, the answer says how many match (and that it shows only some)."""
         raw = list_answer(picks)
         yield raw
         draft = draft.model_copy(
@@ -257,7 +254,12 @@ class Answerer:
                 "ttft_s": draft.elapsed(),
             }
         )
-        yield self.check(raw, [source for source, _ in picks], draft)
+        answer = self.check(raw, [source for source, _ in picks], draft)
+        if total is not None and not answer.abstained:
+            listed = len(answer.citations) + total - len(picks)
+            more = f"; showing {len(answer.citations)}" if listed > len(answer.citations) else ""
+            answer.notices.append(f"{listed} indexed paper{'s' * (listed != 1)} match{more}.")
+        yield answer
 
     def _answer(self, prompt: Prompt, draft: Draft, facets: Intent) -> Iterator[str | Answer]:
         """Stream the backend's draft (the extractive answer when it fails, saying so), then
@@ -309,7 +311,7 @@ class Answerer:
         if self.retriever.answerability(intent.text, sources) >= self.tuning.min_relevance:
             return False
         if self.tuning.decision == "calibrated":
-            rates = self.relevance.rate(intent.text, intent.topic, sources)
+            rates = self.relevance.rate(intent, sources)
             return max(rates) < self.relevance.decision.threshold
         return True
 

@@ -32,7 +32,7 @@ def ignored_word(
     ]
     if not missing:
         return None
-    variants = [re.sub(rf"\b{word}\b", " ", question) for word in missing]
+    variants = [re.sub(rf"\b{re.escape(word)}\b", " ", question) for word in missing]
     vectors = np.asarray(embedder.embed([question, *variants, *texts]))
     asked, without = vectors[0], vectors[1 : len(missing) + 1]
     sentences = vectors[len(missing) + 1 :]
