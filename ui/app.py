@@ -49,7 +49,6 @@ class Chat:
         self.retriever = retriever or Retriever(settings)
         self.backends = backends if backends is not None else availability(settings)
         self._answerers = dict(answerers or {})
-        self._reload_lock = threading.Lock()
 
     # --- model-facing ---
 
@@ -68,18 +67,9 @@ class Chat:
         return self._answerers[backend]
 
     def reload_if_reindexed(self) -> bool:
-        """After an ingest (while this app runs), load the new index before the next question;
-        the answerers keep their backends (a loaded model stays loaded)."""
-        with self._reload_lock:
-            if not self.retriever.lexical.outdated():
-                return False
-            log.info("The index changed on disk: reloading it.")
-            self.retriever = Retriever(self.settings, embedder=self.retriever.embedder)
-            self._answerers = {
-                name: Answerer(old.settings, retriever=self.retriever, backend=old._backend)
-                for name, old in self._answerers.items()
-            }
-            return True
+        """After an ingest (by any process while this app runs), answer from the new index;
+        the answerers share the retriever and keep their backends."""
+        return self.retriever.refresh()
 
     def warm_up(self) -> None:
         """Load the default backend's model in the background (the first question then finds

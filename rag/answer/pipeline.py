@@ -104,6 +104,7 @@ class Answerer:
         started = time.perf_counter()
         question = check_question(question)
         history = history or []
+        self.retriever.refresh()  # papers an ingest (by any process) added are answered from
         named = set(self.retriever.metadata.mentioned(question))
         scope = self._scope(question, history, named)
         if scope:  # "which of those ...": the papers named before, the question as asked
@@ -151,6 +152,7 @@ class Answerer:
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
         target = check_question(target)
+        self.retriever.refresh()
         draft = Draft(question=f"Summarize: {target}", backend=self.backend_name(), summary=True)
         paper_id = self.retriever.catalog.find_title(target)
         if paper_id:
