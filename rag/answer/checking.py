@@ -104,7 +104,8 @@ class Checker:
 
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
         """Raw model text as a checked Answer: valid, renumbered, support-scored citations."""
-        sentences, dropped = cite.parse_answer(raw, len(sources))
+        titles = [source.paper.title for source in sources]
+        sentences, dropped = cite.parse_answer(raw, len(sources), titles)
         cite.cite_named_titles(sentences, sources)
         self._cite_named_methods(sentences, sources)
         question = draft.standalone_question or draft.question
