@@ -14,6 +14,7 @@ from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.support import unknown_names
 from rag.config import Settings
 from rag.errors import RagError
+from rag.history_limits import bounded_history
 from rag.llm import LLMBackend, Prompt, load_backend
 from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
@@ -103,7 +104,7 @@ class Answerer:
         """Yield pieces of the draft answer as they are generated, then the checked Answer."""
         started = time.perf_counter()
         question = check_question(question)
-        history = history or []
+        history = bounded_history(history)
         self.retriever.refresh()  # papers an ingest (by any process) added are answered from
         named = set(self.retriever.metadata.mentioned(question))
         scope = self._scope(question, history, named)
