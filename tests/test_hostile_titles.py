@@ -44,7 +44,9 @@ def test_markers_inside_a_title_are_text_not_citations():
 
 def test_a_title_as_the_prompt_shows_it_is_restored_as_written():
     shown = "See (1) and (2): a [Trusted Survey](http://evil.example/phish). Of Graph Robustness"
-    sentences, _ = parse_answer(f"{shown} at 50% & \\input{{/etc/passwd}} does it [1].", 1, [HOSTILE])
+    sentences, _ = parse_answer(
+        f"{shown} at 50% & \\input{{/etc/passwd}} does it [1].", 1, [HOSTILE]
+    )
     assert [(s.text, s.citations) for s in sentences] == [(f"{HOSTILE} does it.", [1])]
 
 
@@ -99,18 +101,21 @@ def test_markdown_shows_titles_authors_and_links_as_written():
     assert "https://a.example/%5BSurvey%5D%28http://evil.example%29" in html
 
 
-def test_an_answer_from_a_paper_with_a_hostile_title_shows_the_title_as_written(
-    settings, tmp_path
-):
+def test_an_answer_from_a_paper_with_a_hostile_title_shows_the_title_as_written(settings, tmp_path):
     from rag.answer.pipeline import Answerer
     from rag.index import run_ingest
 
     settings = settings.model_copy(update={"min_relevance": 0.0, "llm_backend": "extractive"})
     records = [
-        {"title": HOSTILE, "authors": [AUTHOR], "url": "javascript:alert(1)", "abstract": (
-            "We survey graph robustness under adversarial attacks. Certified defenses cost "
-            "accuracy on clean graphs."
-        )},
+        {
+            "title": HOSTILE,
+            "authors": [AUTHOR],
+            "url": "javascript:alert(1)",
+            "abstract": (
+                "We survey graph robustness under adversarial attacks. Certified defenses cost "
+                "accuracy on clean graphs."
+            ),
+        },
         *({"title": f"Paper {n}", "abstract": abstract(f"topic {n}")} for n in range(3)),
     ]
     run_ingest(settings, [write_jsonl(tmp_path / "c.jsonl", records)], show_progress=False)

@@ -277,9 +277,11 @@ class ChromaStore:
             return []
         where = {"paper_id": {"$in": paper_ids}} if paper_ids is not None else None
         query = {"query_embeddings": [vector], "n_results": n, "where": where}
+        from chromadb.errors import InternalError
+
         try:
             found = self.collection.query(**query, include=["distances"])
-        except Exception as error:
+        except InternalError as error:
             if "Error finding id" not in str(error):
                 raise
             self.reopen()  # another process is writing (an ingest): read the store anew

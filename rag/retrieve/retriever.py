@@ -54,7 +54,10 @@ class Retriever:
 
     def _load(self, lexical) -> None:
         catalog, metadata = Catalog(lexical.papers), MetadataIndex(lexical.papers, lexical.names)
-        self.catalog, self.chunk_papers = catalog, np.array([paper_of(c) for c in lexical.chunk_ids])
+        self.catalog, self.chunk_papers = (
+            catalog,
+            np.array([paper_of(c) for c in lexical.chunk_ids]),
+        )
         if hasattr(self, "metadata"):  # in place: the answer checks hold on to it
             vars(self.metadata).update(vars(metadata))
         else:
