@@ -4,11 +4,13 @@ import functools
 import hashlib
 import itertools
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.config import Settings
 from rag.errors import StoreError
+from rag.index.access import explained
 from rag.models import Chunk, Paper, chunk_id_for, normalize_text
 
 PAGE = 5000
@@ -113,14 +115,16 @@ def unreachable(settings: Settings, error: Exception, lost: bool = False) -> Sto
 
 
 def server_call(method):
-    """A store method whose lost Chroma server becomes a StoreError, not an httpx traceback."""
+    """A store method whose lost Chroma server, or whose refusing file system (read-only,
+    full), becomes a StoreError, not a traceback."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         import httpx
 
         try:
-            return method(self, *args, **kwargs)
+            with explained(self.settings.data_dir) if self.embedded else nullcontext():
+                return method(self, *args, **kwargs)
         except httpx.TransportError as error:
             raise unreachable(self.settings, error, lost=True) from None
 
@@ -177,11 +181,13 @@ class ChromaStore:
 
     def __init__(self, settings: Settings, embedder_name: str, create: bool = True):
         self.settings, self.embedder_name, self.create = settings, embedder_name, create
-        self.client = open_client(settings, create)
+        self.embedded = not settings.chroma_host
         self.name = settings.collection_name
         self._retired = None  # the client before the last reopen, closed at the next one
         self._reopening = threading.Lock()
-        self.collection = self._open_collection()
+        with explained(settings.data_dir) if self.embedded else nullcontext():
+            self.client = open_client(settings, create)
+            self.collection = self._open_collection()
 
     def _open_collection(self):
         try:
@@ -212,9 +218,9 @@ class ChromaStore:
     def reopen(self) -> None:
         """Read the store anew after another process wrote to it (a Chroma server always
         answers from what it has: nothing to do)."""
-        if self.settings.chroma_host:
+        if not self.embedded:
             return
-        with self._reopening:
+        with self._reopening, explained(self.settings.data_dir):
             if self._retired is not None:  # long unused: answers in flight then have finished
                 self._retired.close()
             client = open_client(self.settings, self.create, fresh=True)
