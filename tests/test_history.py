@@ -82,9 +82,11 @@ def test_new_chat_delete_and_the_newest_30_per_browser(chat):
     assert ids[-1] not in {key for _, key in listed["choices"]}
 
 
-def test_an_id_that_is_not_ours_gets_a_new_one():
+def test_an_id_that_is_not_ours_gets_a_new_one_and_saves_nothing(chat):
     for sent in (None, "", 7, {"chats": {}}, "short", "x" * 43 + "'; DROP TABLE chats; --"):
         assert history.BROWSER_ID.fullmatch(history.browser_id(sent))
+        assert chat.save(sent, "c1", *turn("q"), *SETTINGS)["choices"] == []
+    assert not (chat.settings.data_dir / history.FILE).exists()
     kept = history.browser_id(None)
     assert history.browser_id(kept) == kept
 

@@ -209,31 +209,35 @@ class Chat:
         )
 
     def save(self, browser: str, chat_id: str, messages, turns, *settings) -> tuple:
-        """Keep the conversation and settings: yields the conversations list."""
-        browser = history.browser_id(browser)
-        chosen = dict(zip(history.SETTINGS, settings))
-        self.conversations.save(browser, chat_id, messages, turns, chosen)
+        """Keep the conversation and settings (for a browser the page load gave its id):
+        yields the conversations list."""
+        if browser := history.known_id(browser):
+            chosen = dict(zip(history.SETTINGS, settings))
+            self.conversations.save(browser, chat_id, messages, turns, chosen)
         return self.choices(browser, chat_id)
 
     def open(self, browser: str, chat_id: str) -> tuple:
         """Reopen a saved conversation: yields (messages, turns, chat id)."""
-        messages, turns = self.conversations.load(history.browser_id(browser), chat_id)
+        if not (browser := history.known_id(browser)):
+            return [], [], chat_id
+        messages, turns = self.conversations.load(browser, chat_id)
         return messages, turns, chat_id
 
     def new_chat(self, browser: str) -> tuple:
         """An empty conversation (the current one stays in the list)."""
         chat_id = history.new_id()
-        return [], [], chat_id, self.choices(history.browser_id(browser), chat_id)
+        return [], [], chat_id, self.choices(history.known_id(browser), chat_id)
 
     def forget(self, browser: str, chat_id: str) -> tuple:
         """Delete the open conversation (the trash icon, or Delete) and start an empty one, so
         nothing of it reaches the next question."""
-        self.conversations.remove(history.browser_id(browser), chat_id)
+        if known := history.known_id(browser):
+            self.conversations.remove(known, chat_id)
         return self.new_chat(browser)
 
-    def choices(self, browser: str, chat_id: str):
+    def choices(self, browser: str | None, chat_id: str):
         """The conversations list, with the open one selected (if it was saved)."""
-        choices = self.conversations.choices(browser)
+        choices = self.conversations.choices(browser) if browser else []
         saved = chat_id in {key for _, key in choices}
         return gr.update(choices=choices, value=chat_id if saved else None)
 

@@ -81,9 +81,12 @@ def new_id() -> str:
 
 def browser_id(sent) -> str:
     """The browser's id as it sent it, or a new one when it has none (or not one of ours)."""
-    if isinstance(sent, str) and BROWSER_ID.fullmatch(sent):
-        return sent
-    return secrets.token_urlsafe(32)
+    return known_id(sent) or secrets.token_urlsafe(32)
+
+
+def known_id(sent) -> str | None:
+    """The browser's id as it sent it, if it is one of ours."""
+    return sent if isinstance(sent, str) and BROWSER_ID.fullmatch(sent) else None
 
 
 def title_of(turns: list[Answer | None]) -> str:

@@ -278,13 +278,13 @@ class ChromaStore:
         self, vector: list[float], n: int, paper_ids: list[str] | None = None
     ) -> list[tuple[str, float]]:
         """Nearest chunks as (chunk_id, cosine similarity), best first."""
+        from chromadb.errors import InternalError
+
         n = min(n, self.count())
         if n == 0 or paper_ids == []:
             return []
         where = {"paper_id": {"$in": paper_ids}} if paper_ids is not None else None
         query = {"query_embeddings": [vector], "n_results": n, "where": where}
-        from chromadb.errors import InternalError
-
         try:
             found = self.collection.query(**query, include=["distances"])
         except InternalError as error:

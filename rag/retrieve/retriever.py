@@ -53,11 +53,9 @@ class Retriever:
         self._load(BM25Index(settings.bm25_dir))
 
     def _load(self, lexical) -> None:
-        catalog, metadata = Catalog(lexical.papers), MetadataIndex(lexical.papers, lexical.names)
-        self.catalog, self.chunk_papers = (
-            catalog,
-            np.array([paper_of(c) for c in lexical.chunk_ids]),
-        )
+        self.catalog = Catalog(lexical.papers)
+        self.chunk_papers = np.array([paper_of(c) for c in lexical.chunk_ids])
+        metadata = MetadataIndex(lexical.papers, lexical.names)
         if hasattr(self, "metadata"):  # in place: the answer checks hold on to it
             vars(self.metadata).update(vars(metadata))
         else:
