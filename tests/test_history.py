@@ -65,6 +65,7 @@ def test_the_browser_keeps_only_its_id_and_the_page_holds_no_key(chat):
     for path in chat.settings.data_dir.iterdir():
         assert state["secret"] not in path.read_bytes().decode(errors="ignore")
     assert [path.name for path in chat.settings.data_dir.iterdir()] == [history.FILE]
+    assert (chat.settings.data_dir / history.FILE).stat().st_mode & 0o777 == 0o600
 
 
 def test_new_chat_delete_and_the_newest_30_per_browser(chat):

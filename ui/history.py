@@ -106,6 +106,8 @@ class Conversations:
         action) and gives `default`."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():  # conversations are this user's to read
+                self.path.touch(mode=0o600)
             with closing(sqlite3.connect(self.path, timeout=10)) as db, db:
                 db.executescript(SCHEMA)
                 return work(db)
