@@ -81,7 +81,7 @@ def doctor_command(
             mark = "ok " if finding.ok else "BAD"
             typer.echo(f"{mark} {finding.part}: {finding.detail}")
     if not all(f.ok for f in findings):
-        if not repair:
+        if not repair and any(f.kind == "damage" and not f.ok for f in findings):
             typer.echo("Run `rag doctor --repair` to rebuild what is damaged.", err=True)
         raise typer.Exit(1)
 
@@ -347,6 +347,8 @@ def main() -> None:
     stop_on_signals()
     try:
         app()
-    except RagError as error:
-        typer.secho(f"Error: {error}", err=True, fg="red")
+    except (RagError, OSError) as error:  # an OSError only when the file system refuses
+        from rag.index.access import as_store_error
+
+        typer.secho(f"Error: {as_store_error(error)}", err=True, fg="red")
         sys.exit(2)

@@ -15,3 +15,7 @@ class CorpusError(RagError):
 
 class StoreError(RagError):
     """The vector store cannot be reached or does not match the configured embedder."""
+
+
+class StorageError(StoreError):
+    """The file system refuses (read-only, no permission, disk full, locked): not damage."""

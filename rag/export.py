@@ -6,10 +6,12 @@ Markdown is rendered; LaTeX math (`$...$`) is left for the renderer."""
 import re
 import unicodedata
 
+from rag.links import safe_url
 from rag.models import Answer, Paper
 
 # Markdown and HTML syntax that must not act when the text is rendered.
 ACTIVE = re.compile(r"([\\`*_\[\]<>&|~#!@])")
+LINK_SYNTAX = set("[]()*~|!")  # Markdown that a link's characters could form
 AUTOLINK = re.compile(r"(?<=\w)(:)(?=//)|(?<=\bwww)(\.)", re.IGNORECASE)  # GFM links bare URLs
 LINE_START = re.compile(r"^(\s*\d*)([-+=>.)])", re.MULTILINE)  # lists, quotes, headings
 # Math as the chat's renderer finds it (display first, then inline); kept as written for KaTeX.
@@ -24,6 +26,20 @@ CONFERENCE = re.compile(
     r"proceedings|workshop|symposium",
     re.IGNORECASE,
 )
+# Characters LaTeX would act on, as commands that print them (braced commands keep the braces
+# of a BibTeX entry balanced).
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "$": r"\$",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 YEAR = re.compile(r"\b(19|20)\d{2}\b")
 KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward"}
 
@@ -80,10 +96,17 @@ def reference(number: int, paper: Paper) -> str:
     details = [
         escape(authors_line(paper.authors, paper.authors_truncated)),
         escape(", ".join(str(p) for p in (paper.venue, paper.year) if p)),
-        paper.url if paper.url and paper.url.startswith(("http://", "https://")) else "",
+        linkable(paper.url),
     ]
     shown = " · ".join(d for d in details if d)
     return f"{number}. **{escape(paper.title)}**" + (f" — {shown}" if shown else "")
+
+
+def linkable(url: str | None) -> str:
+    """A safe link, written to show as itself: Markdown syntax in it percent-encoded, so
+    `https://a.example/[Survey](http://evil.example)` cannot become a link named "Survey"."""
+    url = safe_url(url) or ""
+    return "".join(f"%{ord(c):02X}" if c in LINK_SYNTAX else c for c in url)
 
 
 def markdown(answer: Answer) -> str:
@@ -150,19 +173,25 @@ def entry_type(paper: Paper) -> str:
     return "inproceedings" if CONFERENCE.search(paper.venue) else "article"
 
 
+def latex_text(text: str) -> str:
+    """Text that LaTeX prints as written, math and commands included (a title's `\\input{…}`
+    must not run): its special characters as commands that print them."""
+    return "".join(LATEX_SPECIAL.get(character, character) for character in text)
+
+
 def fields(paper: Paper) -> list[tuple[str, str]]:
-    """BibTeX fields in braces; braces inside the text are dropped so entries always parse."""
+    """BibTeX fields in braces, as literal LaTeX text; the url only when it is a safe link."""
     authors = [*paper.authors, "others"] if paper.authors_truncated else paper.authors
     venue_field = "booktitle" if entry_type(paper) == "inproceedings" else "journal"
     values = [
-        ("title", paper.title),
-        ("author", " and ".join(authors)),
-        (venue_field, paper.venue or ""),
+        ("title", latex_text(paper.title)),
+        ("author", latex_text(" and ".join(authors))),
+        (venue_field, latex_text(paper.venue or "")),
         ("year", str(year_of(paper) or "")),
-        ("url", paper.url or ""),
-        ("keywords", ", ".join(paper.keywords)),
+        ("url", safe_url(paper.url) or ""),  # written verbatim: a safe link holds no braces
+        ("keywords", latex_text(", ".join(paper.keywords))),
     ]
-    return [(name, re.sub(r"[{}]", "", value)) for name, value in values if value]
+    return [(name, value) for name, value in values if value]
 
 
 def answer_bibtex(answers: list[Answer | None]) -> str:

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from rag.links import SafeUrl
+
 
 def normalize_text(text: str) -> str:
     """Case-folded, whitespace-collapsed, NFKC text: the basis for ids and matching."""
@@ -35,7 +37,7 @@ class Paper(BaseModel):
     subarea: str | None = None
     venue: str | None = None
     year: int | None = None
-    url: str | None = None
+    url: SafeUrl = None
     keywords: list[str] = Field(default_factory=list)
     abstract: str
     source_file: str
@@ -107,7 +109,7 @@ class Citation(BaseModel):
     title: str
     authors: list[str] = Field(default_factory=list)
     venue: str | None = None
-    url: str | None = None
+    url: SafeUrl = None
     evidence: str | None = Field(
         None, description="The abstract sentence that best supports the answer's claim."
     )

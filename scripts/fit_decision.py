@@ -135,9 +135,11 @@ class Paraphraser:
     def __call__(self, question: str) -> str:
         return re.sub(
             r"[A-Za-z]{4,}",
-            lambda m: self.nearest.get(m.group().lower(), m.group())
-            if self.rng.random() < self.share
-            else m.group(),
+            lambda m: (
+                self.nearest.get(m.group().lower(), m.group())
+                if self.rng.random() < self.share
+                else m.group()
+            ),
             question,
         )
 
@@ -162,7 +164,9 @@ def gold_of(question: str, owner: str | None, words_of: dict[str, set[str]]) -> 
     return lexical | ({owner} if owner else set())
 
 
-def questions(path: Path, papers, rng: random.Random, paraphrase) -> list[tuple[str, set[str], str]]:
+def questions(
+    path: Path, papers, rng: random.Random, paraphrase
+) -> list[tuple[str, set[str], str]]:
     """(question, gold paper ids, source paper id or "topic") for every training question."""
     words_of = {p.paper_id: stems(f"{metadata_sentence(p)} {p.abstract}") for p in papers}
     items = []
@@ -269,7 +273,12 @@ def choose_threshold(probabilities: np.ndarray, labels: np.ndarray) -> float:
 
     def merit(t: float) -> float:
         s = question_scores(probabilities, labels, t)
-        f1 = 2 * s["pair_precision"] * s["pair_recall"] / max(s["pair_precision"] + s["pair_recall"], 1e-9)
+        f1 = (
+            2
+            * s["pair_precision"]
+            * s["pair_recall"]
+            / max(s["pair_precision"] + s["pair_recall"], 1e-9)
+        )
         return (f1 + s["declined_without_gold"] + s["answered"]) / 3
 
     return max(np.arange(0.05, 0.95, 0.01), key=merit)
@@ -282,7 +291,13 @@ def calibration(probabilities: np.ndarray, labels: np.ndarray) -> list[list[floa
     for low, high in zip(edges, edges[1:]):
         inside = (p >= low) & (p < high)
         if inside.any():
-            curve.append([round(float(p[inside].mean()), 3), round(float(y[inside].mean()), 3), int(inside.sum())])
+            curve.append(
+                [
+                    round(float(p[inside].mean()), 3),
+                    round(float(y[inside].mean()), 3),
+                    int(inside.sum()),
+                ]
+            )
     return curve
 
 
@@ -295,10 +310,14 @@ def main(path: Path) -> None:
     papers = [p.model_copy(update={"abstract": abstracts[p.paper_id]}) for p in papers]
     from rag.index.embedder import StoredSentences
 
-    relevance = Relevance(retriever, StoredSentences(retriever.embedder, retriever.store), decision=_unfitted())
+    relevance = Relevance(
+        retriever, StoredSentences(retriever.embedder, retriever.store), decision=_unfitted()
+    )
     items = questions(path, papers, rng, Paraphraser(papers, relevance.embedder, rng))
     rows, labels = table(items, papers, relevance, retriever.metadata)
-    fold_of = {p.paper_id: n % FOLDS for n, p in enumerate(sorted(papers, key=lambda p: p.paper_id))}
+    fold_of = {
+        p.paper_id: n % FOLDS for n, p in enumerate(sorted(papers, key=lambda p: p.paper_id))
+    }
     owner = [
         fold_of[o] if o != "topic" else min((fold_of[g] for g in gold), default=0)
         for _, gold, o in items
@@ -328,7 +347,14 @@ def main(path: Path) -> None:
 
 def _unfitted() -> Decision:
     n = len(FEATURES)
-    return Decision(features=list(FEATURES), mean=[0.0] * n, scale=[1.0] * n, weights=[0.0] * n, bias=0.0, threshold=0.5)
+    return Decision(
+        features=list(FEATURES),
+        mean=[0.0] * n,
+        scale=[1.0] * n,
+        weights=[0.0] * n,
+        bias=0.0,
+        threshold=0.5,
+    )
 
 
 if __name__ == "__main__":

@@ -1,19 +1,22 @@
 """End to end in a real headless Chromium (Debian's, driven by Playwright): the page loads,
 a seed question gets a streamed answer from the bundled local model, and the paper's real
 title appears in the answer's references and in the sources panel; answers leave as clean
-Markdown and BibTeX; the conversation survives a reload; text and formulas show right. Set
+Markdown and BibTeX; the conversation survives a reload (kept on the server); text and formulas show right. Set
 UI_SCREENSHOT to also copy the screenshot there (the README's picture is made this way)."""
 
 import os
 import shutil
+import sqlite3
 import threading
 import time
+from contextlib import closing
 
 import pytest
 
 from rag.answer.pipeline import Answerer
 from rag.llm.fake import FakeBackend
 from tests.conftest import ANSWERED, BUNDLED_MODEL, PRICING, PRICING_QUESTION, free_port
+from ui import history
 from ui.app import Chat, launch
 
 pytestmark = pytest.mark.slow
@@ -149,7 +152,19 @@ def test_answers_leave_as_clean_markdown_and_bibtex(fake_app, page):
     assert text.startswith("# Conversation\n\n## 1. ") and copied in text
 
 
-def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, page):
+def saved(data_dir, query: str, wanted) -> None:
+    """Wait until the server's conversations database answers `query` with a row for which
+    `wanted(row)` holds (the page saves after each change; under load this takes a while)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with closing(sqlite3.connect(data_dir / history.FILE)) as db:
+            if any(wanted(row) for row in db.execute(query).fetchall()):
+                return
+        time.sleep(0.2)
+    pytest.fail(f"the server did not save what was expected ({query})")
+
+
+def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, page, seed_index):
     from playwright.sync_api import expect
 
     url, _ = fake_app
@@ -157,13 +172,9 @@ def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, 
     ask(page, PRICING_QUESTION, 1)
     ask(page, "What data does it use?", 2)
     page.click("text=Settings")
-    page.wait_for_timeout(500)  # the second answer has been stored
-    stored = page.evaluate("localStorage.getItem('rag-conversations')")
     page.get_by_label("Author contains").fill("Deyu Meng")
     page.keyboard.press("Tab")  # the filter is kept when the box loses focus
-    page.wait_for_function(  # the browser has stored it (under load this takes a while)
-        "stored => localStorage.getItem('rag-conversations') !== stored", arg=stored
-    )
+    saved(seed_index.data_dir, "SELECT settings FROM browsers", lambda row: "Deyu Meng" in row[0])
     before = page.inner_text("#chat")
     page.reload()
     page.wait_for_function(ANSWERED, arg=2, timeout=30_000)
@@ -172,10 +183,13 @@ def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, 
     assert page.locator("#saved input").input_value() == PRICING_QUESTION  # by its question
     page.click("text=Settings")
     assert page.get_by_label("Author contains").input_value() == "Deyu Meng"
-    stored = page.evaluate("localStorage.getItem('rag-conversations')")
+    kept = page.evaluate("Object.values(localStorage).join(' ')")
+    assert "Deyu" not in kept and "BayesCoxCP" not in kept  # the browser holds only its id
     page.click("#new-chat")
-    page.wait_for_function(  # the browser has stored the new chat as the current one
-        "stored => localStorage.getItem('rag-conversations') !== stored", arg=stored
+    saved(  # the new, empty chat is the current one (it is in no list yet)
+        seed_index.data_dir,
+        "SELECT current, settings FROM browsers WHERE current NOT IN (SELECT chat FROM chats)",
+        lambda row: "Deyu Meng" in row[1],
     )
     page.reload()
     page.click("text=Settings")

@@ -14,9 +14,7 @@ from tests.test_checks import GRAPHS, WordsEmbedder, source
 
 
 def lexicon(frequencies: dict[str, int], documents: int = 10) -> Lexicon:
-    return Lexicon(
-        lambda words: {w: frequencies.get(w, 0) for w in words}, documents, frequencies
-    )
+    return Lexicon(lambda words: {w: frequencies.get(w, 0) for w in words}, documents, frequencies)
 
 
 def test_the_bundled_decision_is_fitted_with_the_signs_it_promises():
@@ -35,7 +33,9 @@ def test_a_paper_using_the_rare_topic_words_rates_higher_than_one_that_does_not(
     words = lexicon({"sparsiti": 2, "learn": 9})
     embedder = WordsEmbedder()
     question = np.asarray(embedder.embed(["sparsity learning"])[0])
-    sparse = PaperView(chunks=np.zeros((0, 1)), sentences=np.zeros((0, 1)), words={"sparsiti", "learn"})
+    sparse = PaperView(
+        chunks=np.zeros((0, 1)), sentences=np.zeros((0, 1)), words={"sparsiti", "learn"}
+    )
     other = PaperView(chunks=np.zeros((0, 1)), sentences=np.zeros((0, 1)), words={"learn"})
     rows = features(question, {"sparsiti", "learn"}, [sparse, other], words)
     lexical, missing = FEATURES.index("lexical"), FEATURES.index("missing")
@@ -47,7 +47,11 @@ def test_a_paper_using_the_rare_topic_words_rates_higher_than_one_that_does_not(
 
 def test_a_typo_is_read_as_the_corpus_word_it_stands_for():
     words = lexicon({"gradient": 5, "compress": 3})
-    assert words.corrected({"gradeint", "compress", "zzzzzzz"}) == {"gradient", "compress", "zzzzzzz"}
+    assert words.corrected({"gradeint", "compress", "zzzzzzz"}) == {
+        "gradient",
+        "compress",
+        "zzzzzzz",
+    }
 
 
 @pytest.mark.parametrize(
@@ -95,7 +99,7 @@ def test_a_detail_the_named_paper_never_mentions_is_not_stated():
     intent = classify("What GPU did the graph attack paper run on?")
     answer = about_paper(intent, paper, Draft(intent=intent, backend="test"), WordsEmbedder())
     assert answer.abstained and answer.reason == Reason.NOT_STATED
-    assert "'gpu'" in answer.text and GRAPHS.paper.title in answer.text
+    assert "'GPU'" in answer.text and GRAPHS.paper.title in answer.text
     asked = classify("How much does the attack lower accuracy?")
     assert about_paper(asked, paper, Draft(intent=asked, backend="test"), WordsEmbedder()) is None
 

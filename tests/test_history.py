@@ -1,58 +1,140 @@
-"""Conversations kept in the browser: what is saved, what comes back, what is dropped."""
+"""Conversations kept on the server under a random per-browser id: what is saved, what comes
+back, what another browser sees (nothing), what the page is given (no key to anything), and
+stored entries that do not validate (dropped with a log line, never a crash)."""
+
+import json
+import logging
+import sqlite3
+
+import pytest
 
 from rag.models import Answer
 from ui import history
+from ui.app import Chat, build
 
-SETTINGS = {"backend": "extractive", "k": 7, "author": "Meng", "area": "", "venue": ""}
+SETTINGS = ("extractive", 7, "Meng", "", "")
 
 
 def answer(question: str) -> Answer:
     return Answer(question=question, text=f"About {question} [1].", backend="fake")
 
 
-def test_a_conversation_and_the_settings_come_back_as_they_were():
-    turns = [answer("What is AnaCP?"), None]
+def turn(question: str) -> tuple[list[dict], list[Answer]]:
     messages = [
-        {"role": "user", "content": "What is AnaCP?"},
-        {"role": "assistant", "content": "x"},
+        {"role": "user", "content": [{"type": "text", "text": question}]},  # as Gradio sends it
+        {"role": "assistant", "content": f"About {question}"},
     ]
-    store = history.save(history.empty(), "a1", messages, turns, SETTINGS)
-    assert store["current"] == "a1" and store["settings"] == SETTINGS
-    assert history.choices(store) == [("What is AnaCP?", "a1")]
-    assert history.load(store, "a1") == (messages, turns)
+    return messages, [answer(question)]
 
 
-def test_an_emptied_conversation_is_dropped_and_the_oldest_go_past_the_limit():
-    store = history.empty()
-    for n in range(history.MAX_CHATS + 5):
-        store = history.save(
-            store, f"c{n}", [{"role": "user", "content": "q"}], [answer(f"q{n}")], {}
-        )
-    assert len(store["chats"]) == history.MAX_CHATS
-    assert history.choices(store)[0] == (f"q{history.MAX_CHATS + 4}", f"c{history.MAX_CHATS + 4}")
-    assert "c0" not in store["chats"]
-    store = history.save(store, "c10", [], [], {})  # the trash icon emptied it
-    assert "c10" not in store["chats"]
-    assert "c11" not in history.remove(store, "c11")["chats"]
+@pytest.fixture
+def chat(fake_index, fake_retriever, tmp_path):
+    settings = fake_index.model_copy(update={"data_dir": tmp_path / "data"})
+    return Chat(settings, retriever=fake_retriever, backends={"fake": None, "extractive": None})
 
 
-def test_long_questions_make_short_titles():
-    long = "Which papers " + "really " * 20 + "study continual learning?"
-    store = history.save(
-        history.empty(), "x", [{"role": "user", "content": long}], [answer(long)], {}
-    )
-    [(title, _)] = history.choices(store)
-    assert len(title) == history.TITLE_CHARS and title.endswith("…")
+def test_a_conversation_and_the_settings_come_back_to_the_same_browser_only(chat):
+    browser, messages, turns, chat_id, *_ = chat.restore(None)  # a browser's first visit
+    assert history.BROWSER_ID.fullmatch(browser) and (messages, turns) == ([], [])
+    chat.save(browser, chat_id, *turn("What is AnaCP?"), *SETTINGS)
+
+    again = chat.restore(browser)  # the page reloaded (or the server restarted)
+    assert again[0] == browser and again[3] == chat_id
+    assert again[1] == [
+        {"role": "user", "content": "What is AnaCP?"},
+        {"role": "assistant", "content": "About What is AnaCP?"},
+    ]
+    assert again[2] == [answer("What is AnaCP?")] and tuple(again[5:]) == SETTINGS
+    assert again[4]["choices"] == [("What is AnaCP?", chat_id)]
+
+    other = chat.restore(None)  # another browser
+    assert other[0] != browser and other[1:3] == ([], []) and other[4]["choices"] == []
+    assert chat.open(other[0], chat_id)[:2] == ([], [])
 
 
-def test_a_store_that_is_not_ours_or_from_another_version_starts_empty():
-    assert history.valid(None) == history.empty() and history.valid([1]) == history.empty()
-    broken = {"current": "b", "settings": {}, "chats": {"b": {"messages": [], "turns": [{"x": 1}]}}}
-    assert history.load(broken, "b") == ([], [])
-    assert history.load(history.empty(), "missing") == ([], [])
+def test_the_browser_keeps_only_its_id_and_the_page_holds_no_key(chat):
+    """The page is sent its BrowserState's key (it encrypts in the browser): that key must
+    protect nothing, so it is no file of the data dir, and no conversation is in the page."""
+    browser, _, _, chat_id, *_ = chat.restore("")
+    chat.save(browser, chat_id, *turn("What is zorblax frobnication?"), *SETTINGS)
+    config = build(chat).get_config_file()
+    [state] = [c["props"] for c in config["components"] if c["type"] == "browserstate"]
+    assert state["default_value"] == ""  # the browser holds an id, nothing else
+    page = json.dumps(config, default=str)
+    assert "zorblax" not in page
+    for path in chat.settings.data_dir.iterdir():
+        assert state["secret"] not in path.read_bytes().decode(errors="ignore")
+    assert [path.name for path in chat.settings.data_dir.iterdir()] == [history.FILE]
+    assert (chat.settings.data_dir / history.FILE).stat().st_mode & 0o777 == 0o600
 
 
-def test_the_key_is_kept_so_a_restarted_server_still_reads_the_browser_copy(tmp_path):
-    first = history.secret(tmp_path / "data")
-    assert history.secret(tmp_path / "data") == first and len(first) == 64
-    assert (tmp_path / "data" / "ui-secret").stat().st_mode & 0o777 == 0o600
+def test_new_chat_delete_and_the_newest_30_per_browser(chat):
+    browser = chat.restore(None)[0]
+    ids = []
+    for n in range(history.MAX_CHATS + 3):
+        _, _, chat_id, _ = chat.new_chat(browser)
+        chat.save(browser, chat_id, *turn(f"q{n}"), *SETTINGS)
+        ids.append(chat_id)
+    titles = [title for title, _ in chat.conversations.choices(browser)]
+    assert len(titles) == history.MAX_CHATS and titles[0] == f"q{history.MAX_CHATS + 2}"
+    assert "q0" not in titles
+    messages, turns, new_id, listed = chat.forget(browser, ids[-1])
+    assert (messages, turns) == ([], []) and new_id != ids[-1]
+    assert ids[-1] not in {key for _, key in listed["choices"]}
+
+
+def test_an_id_that_is_not_ours_gets_a_new_one_and_saves_nothing(chat):
+    for sent in (None, "", 7, {"chats": {}}, "short", "x" * 43 + "'; DROP TABLE chats; --"):
+        assert history.BROWSER_ID.fullmatch(history.browser_id(sent))
+        assert chat.save(sent, "c1", *turn("q"), *SETTINGS)["choices"] == []
+    assert not (chat.settings.data_dir / history.FILE).exists()
+    kept = history.browser_id(None)
+    assert history.browser_id(kept) == kept
+
+
+def tamper(data_dir, browser: str) -> None:
+    """Entries another version, a hand edit or a damaged disk could leave."""
+    good = history.SavedChat(title="Good", updated=2.0, messages=[], turns=[answer("Good?")])
+    with sqlite3.connect(data_dir / history.FILE) as db:
+        db.execute("DELETE FROM browsers")
+        db.execute("INSERT INTO browsers VALUES (?, NULL, '[1, 2]', 1.0)", (browser,))
+        rows = [
+            ("good", 2.0, "Good", good.model_dump_json()),
+            ("string", 3.0, "A string", json.dumps("just a string")),
+            ("no-turns", 4.0, "No turns", json.dumps({"title": "t", "updated": 1, "messages": []})),
+            ("text-date", "yesterday", "Mixed", good.model_dump_json()),
+            ("not-json", 5.0, "Garbage", "{not json"),
+            ("bad-turn", 6.0, "Bad turn", json.dumps(good.model_dump() | {"turns": ["x"]})),
+        ]
+        db.executemany("INSERT INTO chats VALUES (?, ?, ?, ?, ?)", [(browser, *r) for r in rows])
+
+
+def test_stored_entries_that_do_not_validate_are_dropped_with_a_log_line(chat, caplog):
+    browser, _, _, chat_id, *_ = chat.restore(None)
+    chat.save(browser, chat_id, *turn("first"), *SETTINGS)  # creates the database
+    tamper(chat.settings.data_dir, browser)
+    with caplog.at_level(logging.WARNING):
+        restored = chat.restore(browser)  # no "current", settings a list: defaults
+        assert restored[0] == browser and restored[1:3] == ([], [])
+        assert restored[6] == chat.settings.top_k and restored[7] == ""
+        listed = {key: title for title, key in restored[4]["choices"]}
+        assert "text-date" not in listed and listed["good"] == "Good"
+        for key in ("string", "no-turns", "not-json", "bad-turn"):
+            assert chat.open(browser, key)[:2] == ([], [])
+        assert chat.open(browser, "good")[1] == [answer("Good?")]
+        chat.save(browser, "new", *turn("after"), *SETTINGS)  # saving still works
+    dropped = [r.getMessage() for r in caplog.records if "Dropped" in r.getMessage()]
+    assert len(dropped) == 5  # the settings and four conversations, one line each
+    assert [t for t, _ in chat.conversations.choices(browser)] == ["after", "first", "Good"]
+
+
+def test_a_database_that_cannot_be_used_is_logged_and_the_page_still_works(chat, caplog):
+    chat.settings.data_dir.mkdir(parents=True, exist_ok=True)
+    (chat.settings.data_dir / history.FILE).write_bytes(b"this is not a database" * 100)
+    with caplog.at_level(logging.WARNING):
+        browser, messages, turns, chat_id, *_ = chat.restore(None)
+        assert (messages, turns) == ([], [])
+        chat.save(browser, chat_id, *turn("q"), *SETTINGS)
+        chat.save(browser, chat_id, *turn("q"), *SETTINGS)
+    warned = [r.getMessage() for r in caplog.records if "Cannot" in r.getMessage()]
+    assert len(warned) == 2 and all(history.FILE in line for line in warned)  # once per action

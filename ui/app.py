@@ -49,7 +49,7 @@ class Chat:
         self.retriever = retriever or Retriever(settings)
         self.backends = backends if backends is not None else availability(settings)
         self._answerers = dict(answerers or {})
-        self._reload_lock = threading.Lock()
+        self.conversations = history.Conversations(settings.data_dir)
 
     # --- model-facing ---
 
@@ -68,18 +68,9 @@ class Chat:
         return self._answerers[backend]
 
     def reload_if_reindexed(self) -> bool:
-        """After an ingest (while this app runs), load the new index before the next question;
-        the answerers keep their backends (a loaded model stays loaded)."""
-        with self._reload_lock:
-            if not self.retriever.lexical.outdated():
-                return False
-            log.info("The index changed on disk: reloading it.")
-            self.retriever = Retriever(self.settings, embedder=self.retriever.embedder)
-            self._answerers = {
-                name: Answerer(old.settings, retriever=self.retriever, backend=old._backend)
-                for name, old in self._answerers.items()
-            }
-            return True
+        """After an ingest (by any process while this app runs), answer from the new index;
+        the answerers share the retriever and keep their backends."""
+        return self.retriever.refresh()
 
     def warm_up(self) -> None:
         """Load the default backend's model in the background (the first question then finds
@@ -193,49 +184,62 @@ class Chat:
             export.conversation_markdown(turns),
         )
 
-    # --- conversations kept in the browser ---
+    # --- conversations kept on the server, under the browser's id ---
 
-    def restore(self, store: dict) -> tuple:
-        """Page load: the last conversation, the list of conversations and the last settings;
-        yields (messages, turns, chat id, conversations, backend, k, author, area, venue)."""
-        store = history.valid(store)
-        chat_id = store["current"] or history.new_id()
-        messages, turns = history.load(store, chat_id)
-        saved = store["settings"]
+    def restore(self, browser: str) -> tuple:
+        """Page load: the browser's id (a new one if it has none), its last conversation, the
+        list of its conversations and its last settings; yields (browser id, messages, turns,
+        chat id, conversations, backend, k, author, area, venue)."""
+        browser = history.browser_id(browser)
+        chat_id = self.conversations.current(browser) or history.new_id()
+        messages, turns = self.conversations.load(browser, chat_id)
+        saved = self.conversations.settings(browser)
         usable = [name for name, reason in self.backends.items() if not reason]
-        backend = saved.get("backend") if saved.get("backend") in usable else None
-        k = saved.get("k") if isinstance(saved.get("k"), int | float) else None
         return (
+            browser,
             messages,
             turns,
             chat_id,
-            conversations(store, chat_id),
-            backend or self.default_backend(),
-            min(max(int(k or self.settings.top_k), 1), 10),
-            saved.get("author") or "",
-            saved.get("area") or "",
-            saved.get("venue") or "",
+            self.choices(browser, chat_id),
+            saved.backend if saved.backend in usable else self.default_backend(),
+            saved.k or min(self.settings.top_k, 10),
+            saved.author or "",
+            saved.area or "",
+            saved.venue or "",
         )
 
-    def save(self, store: dict, chat_id: str, messages, turns, *settings) -> tuple:
-        """Keep the conversation and settings in the browser: yields (store, conversations)."""
-        store = history.save(store, chat_id, messages, turns, dict(zip(history.SETTINGS, settings)))
-        return store, conversations(store, chat_id)
+    def save(self, browser: str, chat_id: str, messages, turns, *settings) -> tuple:
+        """Keep the conversation and settings (for a browser the page load gave its id):
+        yields the conversations list."""
+        if browser := history.known_id(browser):
+            chosen = dict(zip(history.SETTINGS, settings))
+            self.conversations.save(browser, chat_id, messages, turns, chosen)
+        return self.choices(browser, chat_id)
 
-    def open(self, store: dict, chat_id: str) -> tuple:
+    def open(self, browser: str, chat_id: str) -> tuple:
         """Reopen a saved conversation: yields (messages, turns, chat id)."""
-        messages, turns = history.load(store, chat_id)
+        if not (browser := history.known_id(browser)):
+            return [], [], chat_id
+        messages, turns = self.conversations.load(browser, chat_id)
         return messages, turns, chat_id
 
-    def new_chat(self, store: dict) -> tuple:
+    def new_chat(self, browser: str) -> tuple:
         """An empty conversation (the current one stays in the list)."""
         chat_id = history.new_id()
-        return [], [], chat_id, conversations(store, chat_id)
+        return [], [], chat_id, self.choices(history.known_id(browser), chat_id)
 
-    def forget(self, store: dict, chat_id: str) -> tuple:
+    def forget(self, browser: str, chat_id: str) -> tuple:
         """Delete the open conversation (the trash icon, or Delete) and start an empty one, so
         nothing of it reaches the next question."""
-        return history.remove(store, chat_id), *self.new_chat(history.remove(store, chat_id))
+        if known := history.known_id(browser):
+            self.conversations.remove(known, chat_id)
+        return self.new_chat(browser)
+
+    def choices(self, browser: str | None, chat_id: str):
+        """The conversations list, with the open one selected (if it was saved)."""
+        choices = self.conversations.choices(browser) if browser else []
+        saved = chat_id in {key for _, key in choices}
+        return gr.update(choices=choices, value=chat_id if saved else None)
 
     # --- papers tab ---
 
@@ -362,13 +366,6 @@ def conversation(turns: list[Answer | None]) -> list[Message]:
     return history
 
 
-def conversations(store: dict, chat_id: str):
-    """The conversations list, with the open one selected (if it was saved)."""
-    choices = history.choices(store)
-    saved = chat_id in {key for _, key in choices}
-    return gr.update(choices=choices, value=chat_id if saved else None)
-
-
 def failure(error: Exception) -> dict:
     """An assistant message for a failed turn: our errors say how to fix; others are logged."""
     if isinstance(error, RagError):
@@ -402,11 +399,9 @@ def build(chat: Chat) -> gr.Blocks:
             f"## Ask the papers\n{len(catalog)} papers indexed. Every claim is "
             "cited by the paper's real title and checked against its abstract."
         )
-        store = gr.BrowserState(
-            history.empty(),
-            storage_key="rag-conversations",
-            secret=history.secret(chat.settings.data_dir),
-        )
+        # Only the browser's id is kept in the browser; its conversations stay on the server.
+        # (BrowserState encrypts in the page, with a key sent to the page: it hides nothing.)
+        store = gr.BrowserState("", storage_key="rag-browser", secret="rag-browser-id")
         chat_id, turns, shown, pending = gr.State(""), gr.State([]), gr.State(None), gr.State("")
         with gr.Tab("Chat"):
             with gr.Row():
@@ -437,7 +432,7 @@ def build(chat: Chat) -> gr.Blocks:
                         gr.Examples(examples, inputs=question, label="Try")
                     with gr.Row():
                         saved = gr.Dropdown(
-                            [], label="Conversations (kept in this browser)", elem_id="saved"
+                            [], label="Conversations (of this browser)", elem_id="saved"
                         )
                         delete = gr.Button("Delete conversation", size="sm", elem_id="delete")
                 with gr.Column(scale=2):
@@ -495,9 +490,9 @@ def build(chat: Chat) -> gr.Blocks:
         exports = [shown, sources, answer_md, answer_bib, conversation_md]
 
         def then_save(event):
-            """After the conversation changed: refresh the panel, keep it in the browser."""
+            """After the conversation changed: refresh the panel, keep the conversation."""
             return event.then(chat.panel, [turns], exports, **quick).then(
-                chat.save, [store, chat_id, chatbot, turns, *choices], [store, saved], **quick
+                chat.save, [store, chat_id, chatbot, turns, *choices], saved, **quick
             )
 
         asked = []
@@ -515,7 +510,7 @@ def build(chat: Chat) -> gr.Blocks:
             then_save(asked[-1])
         then_save(stop.click(chat.stop, [chatbot, turns], [chatbot, turns], cancels=asked, **quick))
         then_save(clear.click(chat.new_chat, store, [chatbot, turns, chat_id, saved], **quick))
-        forget = [store, chatbot, turns, chat_id, saved]
+        forget = [chatbot, turns, chat_id, saved]
         then_save(chatbot.clear(chat.forget, [store, chat_id], forget, **quick))
         then_save(delete.click(chat.forget, [store, chat_id], forget, **quick))
         then_save(saved.input(chat.open, [store, saved], [chatbot, turns, chat_id], **quick))
@@ -523,11 +518,11 @@ def build(chat: Chat) -> gr.Blocks:
             [backend.input, k.release, author.blur, area.input, venue.input],
             chat.save,
             [store, chat_id, chatbot, turns, *choices],
-            [store, saved],
+            saved,
             **quick,
         )
         restored = demo.load(
-            chat.restore, store, [chatbot, turns, chat_id, saved, *choices], **quick
+            chat.restore, store, [store, chatbot, turns, chat_id, saved, *choices], **quick
         )
         restored.then(chat.panel, [turns], exports, **quick)
         chatbot.select(chat.select, turns, shown, **quick).then(

@@ -50,7 +50,9 @@ def not_stated(source: Source, details: list[str], draft: Draft, closest: list) 
     """The reply when the abstract does not state what is asked: which paper, what it does not
     state, and the sentence that comes closest."""
     asked = " or ".join(f"'{word}'" for word in details)
-    text = f"The abstract of '{source.paper.title}' does not state that (it never mentions {asked})."
+    text = (
+        f"The abstract of '{source.paper.title}' does not state that (it never mentions {asked})."
+    )
     if closest and closest[0][1]:
         text += f' The closest it comes: "{closest[0][1]}"'
     return abstention(draft, [source], Reason.NOT_STATED, text=text)
@@ -60,5 +62,7 @@ def about_paper(intent: Intent, source: Source, draft: Draft, embedder) -> Answe
     """The answer to a question about the one paper `source`, when its metadata answers or its
     abstract does not state what is asked; None when the abstract should answer it."""
     if details := unstated(intent, source):
-        return not_stated(source, details, draft, closest_sentences([source], intent.text, embedder))
+        return not_stated(
+            source, details, draft, closest_sentences([source], intent.text, embedder)
+        )
     return authors_answer(source, draft) if intent.asks_authors else None

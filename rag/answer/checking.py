@@ -43,7 +43,8 @@ class Checker:
 
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
         """Raw model text as a checked Answer: valid, renumbered, support-scored citations."""
-        sentences, dropped = cite.parse_answer(raw, len(sources))
+        titles = [source.paper.title for source in sources]
+        sentences, dropped = cite.parse_answer(raw, len(sources), titles)
         draft = draft.model_copy(deep=True)
         review = Review(draft.intent, draft, sources, sentences, raw, self.tools)
         for check in self.checks:

@@ -2,14 +2,18 @@
 retrieved source, renumber by first use, and render the text and references."""
 
 import re
+from collections.abc import Sequence
 
 from rag.models import AnswerSentence, Citation, Source, normalize_text
 from rag.sentences import split_sentences
-from rag.text import MARKER
+from rag.text import MARKER, defang
 
 MAX_RANGE = 20
 MAX_DIGITS = 6  # longer numbers are never a source: not converted (a 5,000-digit int is slow)
 BRACKETS = str.maketrans("[]【】", "()()")
+HIDDEN = ("\ue000", "\ue001")  # private-use characters around a hidden title's number
+HIDDEN_TITLE = re.compile(f"{HIDDEN[0]}(\\d+){HIDDEN[1]}")
+TITLE_SYNTAX = re.compile(r"[\[\]【】]|[.!?]\s")  # what citation parsing would read in a title
 
 
 def as_number(digits: str) -> int:
@@ -47,10 +51,43 @@ def parse_sentence(sentence: str, n_sources: int) -> tuple[AnswerSentence, int]:
     return AnswerSentence(text=re.sub(r" ([.,;:!?])", r"\1", text), citations=cited), dropped
 
 
-def parse_answer(raw: str, n_sources: int) -> tuple[list[AnswerSentence], int]:
+def hide_titles(raw: str, titles: Sequence[str]) -> tuple[str, list[str]]:
+    """The text with each title that holds brackets or a full stop (as written, or with its
+    markers in parentheses as the prompt shows it) replaced by a placeholder holding neither,
+    so a title's "[1]" is never taken for a citation nor its "." for a sentence's end; and the
+    hidden text, by placeholder number."""
+    raw = raw.replace(HIDDEN[0], "").replace(HIDDEN[1], "")
+    marked = [title for title in titles if TITLE_SYNTAX.search(title)]
+    prompt_forms = {defang(title).casefold(): title for title in marked}
+    forms = {*marked, *(defang(title) for title in marked)}
+    if not forms:
+        return raw, []
+    hidden: list[str] = []
+
+    def hide(match: re.Match) -> str:
+        written = match.group()  # as written, unless it is a title as the prompt showed it
+        hidden.append(prompt_forms.get(written.casefold(), written))
+        return f"{HIDDEN[0]}{len(hidden) - 1}{HIDDEN[1]}"
+
+    longest_first = sorted(forms, key=len, reverse=True)  # a title inside another
+    pattern = "|".join(re.escape(form) for form in longest_first)
+    return re.sub(pattern, hide, raw, flags=re.IGNORECASE), hidden
+
+
+def show_titles(text: str, hidden: list[str]) -> str:
+    return HIDDEN_TITLE.sub(lambda match: hidden[int(match.group(1))], text) if hidden else text
+
+
+def parse_answer(
+    raw: str, n_sources: int, titles: Sequence[str] = ()
+) -> tuple[list[AnswerSentence], int]:
+    """The answer's sentences with their valid citations, and how many cited numbers were not
+    retrieved sources. The sources' `titles` are text: markers inside them are not citations."""
     sentences, dropped = [], 0
+    raw, hidden = hide_titles(raw, titles)
     for piece in split_sentences(raw):
         sentence, lost = parse_sentence(piece, n_sources)
+        sentence.text = show_titles(sentence.text, hidden)
         dropped += lost
         if sentence.text or sentence.citations:
             if not sentence.text and sentences:  # a bare marker line belongs to the sentence before

@@ -9,7 +9,6 @@ probability decides whether a prose answer is given and which papers a list cont
 
 import json
 import math
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -167,10 +166,16 @@ class Relevance:
         self.retriever, self.embedder = retriever, embedder
         self.decision = decision or Decision.bundled()
 
-    @cached_property
+    @property
     def lexicon(self) -> Lexicon:
+        """The lexicon of the retriever's BM25 index (anew after a re-index)."""
         index = self.retriever.lexical
-        return Lexicon(index.document_frequencies, len(index.chunk_ids), index.vocabulary)
+        if getattr(self, "_lexicon_of", None) is not index:
+            self._lexicon_of = index
+            self._lexicon = Lexicon(
+                index.document_frequencies, len(index.chunk_ids), index.vocabulary
+            )
+        return self._lexicon
 
     def rate(self, intent, sources: list[Source]) -> list[float]:
         """Per source, the probability that its abstract answers the question."""

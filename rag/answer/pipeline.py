@@ -22,6 +22,7 @@ from rag.answer.support import unknown_names
 from rag.answer.verdict import Reason, notice
 from rag.config import Settings
 from rag.errors import RagError
+from rag.history_limits import bounded_history
 from rag.llm import BACKENDS, LLMBackend, Prompt, load_backend
 from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
@@ -112,11 +113,13 @@ class Answerer:
         """Yield pieces of the draft answer as they are generated, then the checked Answer."""
         started = time.perf_counter()
         question = check_question(question)
+        history = bounded_history(history)
+        self.retriever.refresh()  # papers an ingest (by any process) added are answered from
         if not in_english(question):
             draft = self._draft(classify(question), started)
             yield from shown(abstention(draft, [], Reason.NOT_ENGLISH, text=ENGLISH_ONLY))
             return
-        intent = self._intent(question, history or [])
+        intent = self._intent(question, history)
         draft = self._draft(intent, started)
         k = self._k(k, intent, draft)
         if intent.scoped:  # "which of those ...": the papers named before, the question as asked
@@ -164,6 +167,7 @@ class Answerer:
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
         target = check_question(target)
+        self.retriever.refresh()
         draft = self._draft(classify(f"Summarize: {target}", summary=True))
         paper_id = self.retriever.catalog.find_title(target)
         if paper_id:
@@ -222,7 +226,9 @@ class Answerer:
         threshold = self.relevance.decision.threshold
         picks = accepted_papers(sources, rates, threshold, intent.text, self.embedder)
         if not self._irrelevant(intent, sources[: self.settings.top_k]):
-            ruled = relevant_papers(sources[: self.settings.top_k], intent, self.embedder, self.tuning)
+            ruled = relevant_papers(
+                sources[: self.settings.top_k], intent, self.embedder, self.tuning
+            )
             known = {source.paper.paper_id for source, _ in picks}
             picks += [pick for pick in ruled if pick[0].paper.paper_id not in known]
         if not picks:

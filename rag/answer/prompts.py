@@ -57,10 +57,10 @@ def format_sources(sources: list[Source], full_abstracts: bool = False) -> str:
     for number, source in enumerate(sources, start=1):
         paper = source.paper
         text = defang(paper.abstract if full_abstracts else source.passage)
-        header = [f"[{number}] Title: {paper.title}"]
-        if paper.authors and (full_abstracts or source.relevance >= 1.0):  # named by the question
+        header = [f"[{number}] Title: {defang(paper.title)}"]  # its own [n] is no source
+        if paper.authors and (full_abstracts or source.named):  # named by the question
             header.append(f"Authors: {', '.join(paper.authors[:6])}")
-        labels = [paper.area, paper.subarea] if full_abstracts or source.relevance >= 1.0 else []
+        labels = [paper.area, paper.subarea] if full_abstracts or source.named else []
         if venue := " · ".join(filter(None, [paper.venue, *labels])):  # area labels when asked
             header.append(f"Venue: {venue}")
         blocks.append(
@@ -77,7 +77,7 @@ def answer_messages(question: str, sources: list[Source]) -> list[Message]:
 
 def summary_messages(topic: str, sources: list[Source], single_paper: bool) -> list[Message]:
     if single_paper:
-        task = f'Summarize the paper [1] "{sources[0].paper.title}" in 3 to 4 sentences.'
+        task = f'Summarize the paper [1] "{defang(sources[0].paper.title)}" in 3 to 4 sentences.'
     else:
         task = (
             f'Give an overview of what these papers contribute on "{topic}": one sentence '

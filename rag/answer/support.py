@@ -233,9 +233,7 @@ def name_words(run: str) -> list[str]:
     those that are not capitalized at its ends."""
     words = run.split()
     while words and (
-        words[0].lower() in GENERIC
-        or words[0] in NOT_NAMES
-        or not CAPITALIZED.fullmatch(words[0])
+        words[0].lower() in GENERIC or words[0] in NOT_NAMES or not CAPITALIZED.fullmatch(words[0])
     ):
         words = words[1:]
     while words and not CAPITALIZED.fullmatch(words[-1]):

@@ -11,6 +11,7 @@ from rag.corpus.seeds import seed_records
 from rag.corpus.tabular import csv_records, jsonl_records
 from rag.corpus.titles import apply_titles, load_titles
 from rag.errors import CorpusError
+from rag.links import dropped_link
 from rag.models import Paper, Problem
 
 SUFFIXES = (".txt", ".jsonl", ".csv", ".bib", ".ris")
@@ -91,13 +92,16 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
             records, notes = csv_records(text)
     except RecordError as error:
         return [], [Problem(file=str(path), message=str(error))]
-    papers = []
+    papers, dropped = [], []
     for line, record in records:
         try:
             papers.append(build_paper(record, str(path), max_abstract_chars))
             papers[-1]._line = line
         except RecordError as error:
             rejected.append((line, str(error)))
+            continue
+        if note := dropped_link(record.get("url")):
+            dropped.append(Problem(file=str(path), line=line, message=note, warning=True))
     if not records and not rejected:
         rejected.append((None, "no abstracts found"))
     rejected.sort(key=lambda item: item[0] or 0)
@@ -109,7 +113,7 @@ def read_file(path: Path, max_abstract_chars: int) -> tuple[list[Paper], list[Pr
             Problem(file=str(path), message=f"… and {more:,} more rejected records{verdict}")
         ]
     problems += [Problem(file=str(path), message=note, warning=True) for note in notes]
-    return papers, problems
+    return papers, problems + dropped[:MAX_PROBLEMS_PER_FILE]
 
 
 def load_corpus(paths: list[Path], titles_path: Path | None, max_abstract_chars: int) -> Corpus:

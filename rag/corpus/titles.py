@@ -5,6 +5,7 @@ from pathlib import Path
 from rag.corpus.records import SURROGATE, RecordError, split_authors
 from rag.corpus.tabular import json_lines, parse_json
 from rag.errors import CorpusError
+from rag.links import dropped_link, safe_url
 from rag.models import Paper, Problem, normalize_text
 
 
@@ -47,6 +48,8 @@ def load_titles(path: Path) -> tuple[dict[str, dict], list[Problem]]:
                 )
             )
             continue
+        if note := dropped_link(entry.get("url")):
+            problems.append(Problem(file=str(path), line=number, message=note, warning=True))
         entries[key] = entry
     return entries, problems
 
@@ -102,4 +105,6 @@ def _merge(paper: Paper, entry: dict) -> Paper:
     for field in ("url", "venue"):
         if entry.get(field) and not getattr(paper, field):
             update[field] = entry[field]
+    if "url" in update:  # model_copy does not validate
+        update["url"] = safe_url(update["url"])
     return paper.model_copy(update=update)

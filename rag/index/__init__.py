@@ -8,10 +8,12 @@ from rag.index.ingest import IngestReport
 
 def open_store(settings: Settings, create: bool = False):
     """The configured Chroma store, checked against the configured embedder."""
+    from rag.index.access import check_writable
     from rag.index.embedder import embedder_name
     from rag.index.integrity import check_before_opening
     from rag.index.store import ChromaStore
 
+    check_writable(settings)  # Chroma writes even to read: a read-only dir is no damage
     check_before_opening(settings)  # a damaged file must give a message, not a segfault
     name = embedder_name(settings.embedding_model, settings.embedding_backend)
     return ChromaStore(settings, name, create=create)
@@ -89,6 +91,7 @@ def refresh_lexical_index(settings: Settings, store) -> bool:
     """Rebuild the BM25 index and paper catalog unless they already match the store."""
     from rag.errors import StoreError
     from rag.index import bm25
+    from rag.index.access import explained
     from rag.index.store import paper_from_metadata
 
     hashes = {pid: entry.content_hash for pid, entry in store.indexed_papers().items()}
@@ -100,5 +103,6 @@ def refresh_lexical_index(settings: Settings, store) -> bool:
             pass
     rows = store.rows()
     papers = [paper_from_metadata(meta) for _, _, meta in rows if meta["chunk"] == 0]
-    bm25.build(settings.bm25_dir, rows, papers, hashes)
+    with explained(settings.bm25_dir.parent):
+        bm25.build(settings.bm25_dir, rows, papers, hashes)
     return True

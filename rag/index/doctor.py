@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from rag.config import Settings
-from rag.errors import StoreError
+from rag.errors import StorageError, StoreError
+from rag.index.access import explained, refusal, refused, unwritable
 from rag.index.integrity import Finding, database_finding, segments_finding
 
 PROBE_TIMEOUT_S = 300
@@ -34,6 +35,9 @@ def vector_finding(settings: Settings) -> Finding:
         done = subprocess.run(command, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return Finding(part="vector index", ok=False, detail="opening it hangs")
+    except OSError as error:  # the check itself cannot start: that says nothing of the index
+        detail = f"its check could not start ({error})"
+        return Finding(part="vector index", ok=False, detail=detail, kind="storage")
     if done.returncode < 0:
         detail = f"opening it kills the process (signal {-done.returncode})"
         return Finding(part="vector index", ok=False, detail=detail)
@@ -68,7 +72,8 @@ def probe(data_dir: Path, collection: str) -> dict:
             if cid not in hits and not (distances and distances[0] < 1e-6)
         ]
     except Exception as error:  # noqa: BLE001 - any failure is the verdict
-        return {"ok": False, "detail": f"cannot be read ({type(error).__name__}: {error})"[:300]}
+        detail = f"cannot be read ({type(error).__name__}: {error})"[:300]
+        return {"ok": False, "detail": detail, "kind": "storage" if refusal(error) else "damage"}
     if len(lost) > len(sample["ids"]) // 2:  # the search is approximate: one miss is normal
         return {"ok": False, "detail": f"its vectors do not find their own chunks ({lost[0]})"}
     return {"ok": True, "detail": f"{count} chunks; sampled chunks are found by their vectors"}
@@ -84,7 +89,8 @@ def lexical_finding(settings: Settings) -> Finding:
         store = open_store(settings)
         indexed = store.indexed_papers()
     except StoreError as error:
-        return Finding(part="BM25 index and catalog", ok=False, detail=str(error))
+        kind = "storage" if isinstance(error, StorageError) else "damage"
+        return Finding(part="BM25 index and catalog", ok=False, detail=str(error), kind=kind)
     hashes = {pid: entry.content_hash for pid, entry in indexed.items()}
     chunk_ids = {cid for entry in indexed.values() for cid in entry.chunk_ids}
     problems = []
@@ -108,6 +114,10 @@ def diagnose(settings: Settings) -> list[Finding]:
         return [*findings, lexical_finding(settings)]
     if not (settings.chroma_dir / "chroma.sqlite3").is_file():
         return [Finding(part="store", ok=False, detail=f"no index in {settings.data_dir}")]
+    if refused_at := unwritable(settings):  # Chroma cannot open it: check what can be read
+        detail = f"{refused(*refused_at)} The vector and BM25 indexes are checked after that."
+        access = Finding(part="permissions", ok=False, detail=detail, kind="storage")
+        return [access, database_finding(settings), segments_finding(settings)]
     findings = [database_finding(settings)]
     for check in (segments_finding, vector_finding, lexical_finding):
         if not findings[-1].ok:
@@ -135,12 +145,18 @@ def repair(settings: Settings, findings: list[Finding], say=print) -> None:
     files its papers came from (the damaged store is kept aside, not deleted)."""
     from rag.index import refresh_lexical_index, run_ingest
 
+    if refusals := [finding for finding in findings if finding.kind == "storage"]:
+        raise StorageError(  # a store is moved aside only when it is shown to be damaged
+            f"Nothing was repaired or moved: the {refusals[0].part} check found no damage but "
+            f"this: {refusals[0].detail}"
+        )
     damaged = {finding.part for finding in findings if not finding.ok}
     if damaged & {"store", "store database", "vector index files", "vector index"}:
         files = [path for path in source_files(settings) if path.is_file()] or None
         if settings.chroma_dir.is_dir():
             aside = settings.data_dir / f"chroma.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
-            settings.chroma_dir.rename(aside)
+            with explained(settings.data_dir):
+                settings.chroma_dir.rename(aside)
             say(f"Moved the damaged store to {aside}.")
         shutil.rmtree(settings.bm25_dir, ignore_errors=True)
         say(

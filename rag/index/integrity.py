@@ -7,12 +7,14 @@ before every command touches the store; `rag doctor` (doctor.py) reports the sam
 import sqlite3
 import struct
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel
 
 from rag.config import Settings
 from rag.errors import StoreError
+from rag.index.access import refusal
 
 REPAIR = "run `rag doctor --repair`"
 # hnswlib's header.bin as Chroma writes it: version, offsetLevel0, max_elements,
@@ -22,11 +24,13 @@ HEADER = struct.Struct("<iQQQQQQiIQQQdQ")
 
 
 class Finding(BaseModel):
-    """One checked part of the index."""
+    """One checked part of the index. A part that is not ok is damaged, or (kind "storage")
+    the file system refuses to let it be used: read-only, no permission, full, locked."""
 
     part: str
     ok: bool
     detail: str
+    kind: Literal["damage", "storage"] = "damage"
 
 
 def check_before_opening(settings: Settings) -> None:
@@ -58,7 +62,9 @@ def database_finding(settings: Settings) -> Finding:
     except sqlite3.Error as error:
         result = str(error)
     ok = result == "ok"
-    return Finding(part="store database", ok=ok, detail="readable" if ok else f"{path}: {result}")
+    kind = "storage" if refusal(result) and not ok else "damage"
+    detail = "readable" if ok else f"{path}: {result}"
+    return Finding(part="store database", ok=ok, detail=detail, kind=kind)
 
 
 def segments_finding(settings: Settings) -> Finding:
@@ -73,7 +79,8 @@ def segments_finding(settings: Settings) -> Finding:
                 "FROM segments s WHERE s.scope = 'VECTOR'"
             ).fetchall()
     except sqlite3.Error as error:
-        return Finding(part="vector index files", ok=False, detail=f"{path}: {error}")
+        kind = "storage" if refusal(error) else "damage"
+        return Finding(part="vector index files", ok=False, detail=f"{path}: {error}", kind=kind)
     for segment, rows in segments:
         folder = settings.chroma_dir / segment
         if not folder.is_dir():

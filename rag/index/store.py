@@ -2,13 +2,19 @@
 
 import functools
 import hashlib
+import itertools
+import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rag.config import Settings
 from rag.errors import StoreError
+from rag.index.access import explained
 from rag.models import Chunk, Paper, chunk_id_for, normalize_text
 
 PAGE = 5000
+FRESH_CLIENTS = itertools.count(1)  # see own_path
 LIST_FIELDS = ("authors",)
 
 
@@ -109,23 +115,36 @@ def unreachable(settings: Settings, error: Exception, lost: bool = False) -> Sto
 
 
 def server_call(method):
-    """A store method whose lost Chroma server becomes a StoreError, not an httpx traceback."""
+    """A store method whose lost Chroma server, or whose refusing file system (read-only,
+    full), becomes a StoreError, not a traceback."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         import httpx
 
         try:
-            return method(self, *args, **kwargs)
+            with explained(self.settings.data_dir) if self.embedded else nullcontext():
+                return method(self, *args, **kwargs)
         except httpx.TransportError as error:
             raise unreachable(self.settings, error, lost=True) from None
 
     return wrapper
 
 
-def open_client(settings: Settings, create: bool = True):
+def own_path(folder: Path) -> str:
+    """The folder under a name no other client in this process uses. Chroma shares one client
+    per path within a process, and that client keeps the vector index in memory as it was:
+    after another process (an ingest) wrote to the store it fails ("Error finding id"), so a
+    fresh view needs a client of its own. The name is the folder with "/." and "//" appended,
+    spelling a counter in binary (short, and the same folder to the file system)."""
+    number = next(FRESH_CLIENTS)
+    return str(folder) + "".join("/." if bit == "1" else "//" for bit in f"{number:b}")
+
+
+def open_client(settings: Settings, create: bool = True, fresh: bool = False):
     """A Chroma client: a server when chroma_host is set, else a store under data_dir (which
-    only a writing command creates: a mistyped RAG_DATA_DIR must not leave folders behind)."""
+    only a writing command creates: a mistyped RAG_DATA_DIR must not leave folders behind);
+    `fresh`: one that reads the embedded store anew (see `own_path`)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -153,39 +172,61 @@ def open_client(settings: Settings, create: bool = True):
             "or check the path."
         )
     settings.chroma_dir.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+    path = own_path(settings.chroma_dir) if fresh else str(settings.chroma_dir)
+    return chromadb.PersistentClient(path=path, settings=chroma_settings)
 
 
 class ChromaStore:
     """Chunks with their embeddings and paper metadata, in one cosine-space collection."""
 
     def __init__(self, settings: Settings, embedder_name: str, create: bool = True):
-        self.settings = settings
-        self.client = open_client(settings, create)
+        self.settings, self.embedder_name, self.create = settings, embedder_name, create
+        self.embedded = not settings.chroma_host
         self.name = settings.collection_name
+        self._retired = None  # the client before the last reopen, closed at the next one
+        self._reopening = threading.Lock()
+        with explained(settings.data_dir) if self.embedded else nullcontext():
+            self.client = open_client(settings, create)
+            self.collection = self._open_collection()
+
+    def _open_collection(self):
         try:
-            if create:
-                self.collection = self.client.get_or_create_collection(
+            if self.create:
+                collection = self.client.get_or_create_collection(
                     self.name,
                     configuration={"hnsw": {"space": "cosine"}},
-                    metadata={"embedder": embedder_name},
+                    metadata={"embedder": self.embedder_name},
                     embedding_function=None,
                 )
             else:
-                self.collection = self.client.get_collection(self.name, embedding_function=None)
+                collection = self.client.get_collection(self.name, embedding_function=None)
         except Exception as error:
-            if not create:
+            if not self.create:
                 raise StoreError(
                     f"No index '{self.name}' found ({error}); run `rag ingest` first."
                 ) from None
             raise StoreError(f"Cannot open collection '{self.name}': {error}") from None
-        built_with = (self.collection.metadata or {}).get("embedder")
-        if built_with and built_with != embedder_name:
+        built_with = (collection.metadata or {}).get("embedder")
+        if built_with and built_with != self.embedder_name:
             raise StoreError(
                 f"Collection '{self.name}' was built with the embedder '{built_with}', not "
-                f"'{embedder_name}'. Set RAG_COLLECTION_NAME to a new name, or restore "
+                f"'{self.embedder_name}'. Set RAG_COLLECTION_NAME to a new name, or restore "
                 "RAG_EMBEDDING_MODEL and RAG_EMBEDDING_BACKEND."
             )
+        return collection
+
+    def reopen(self) -> None:
+        """Read the store anew after another process wrote to it (a Chroma server always
+        answers from what it has: nothing to do)."""
+        if not self.embedded:
+            return
+        with self._reopening, explained(self.settings.data_dir):
+            if self._retired is not None:  # long unused: answers in flight then have finished
+                self._retired.close()
+            client = open_client(self.settings, self.create, fresh=True)
+            self._retired, self.client = self.client, client
+            self.collection = self._open_collection()
+            self.__dict__.pop("_sentences", None)  # the sentence vectors' collection, anew too
 
     def _pages(self, where: dict | None = None, documents: bool = False):
         include = ["metadatas", "documents"] if documents else ["metadatas"]
@@ -237,13 +278,20 @@ class ChromaStore:
         self, vector: list[float], n: int, paper_ids: list[str] | None = None
     ) -> list[tuple[str, float]]:
         """Nearest chunks as (chunk_id, cosine similarity), best first."""
+        from chromadb.errors import InternalError
+
         n = min(n, self.count())
         if n == 0 or paper_ids == []:
             return []
         where = {"paper_id": {"$in": paper_ids}} if paper_ids is not None else None
-        found = self.collection.query(
-            query_embeddings=[vector], n_results=n, where=where, include=["distances"]
-        )
+        query = {"query_embeddings": [vector], "n_results": n, "where": where}
+        try:
+            found = self.collection.query(**query, include=["distances"])
+        except InternalError as error:
+            if "Error finding id" not in str(error):
+                raise
+            self.reopen()  # another process is writing (an ingest): read the store anew
+            found = self.collection.query(**query, include=["distances"])
         return [
             (hit, 1.0 - distance) for hit, distance in zip(found["ids"][0], found["distances"][0])
         ]

@@ -1,6 +1,7 @@
 """Hybrid retrieval: dense (Chroma) and BM25 over the same chunks, fused by reciprocal rank,
 grouped into papers, filtered before ranking, each result carrying a relevance score."""
 
+import threading
 from typing import Literal
 
 import numpy as np
@@ -41,11 +42,34 @@ class Retriever:
 
         self.settings = settings
         self.store = open_store(settings)
-        self.lexical = BM25Index(settings.bm25_dir)
-        self.catalog = Catalog(self.lexical.papers)
         self.embedder = embedder or embedder_from_settings(settings)
-        self.chunk_papers = np.array([paper_of(c) for c in self.lexical.chunk_ids])
-        self.metadata = MetadataIndex(self.lexical.papers, self.lexical.names)
+        self._refreshing = threading.Lock()
+        self._load(BM25Index(settings.bm25_dir))
+
+    def _load(self, lexical) -> None:
+        self.catalog = Catalog(lexical.papers)
+        self.chunk_papers = np.array([paper_of(c) for c in lexical.chunk_ids])
+        metadata = MetadataIndex(lexical.papers, lexical.names)
+        if hasattr(self, "metadata"):  # in place: the answer checks hold on to it
+            vars(self.metadata).update(vars(metadata))
+        else:
+            self.metadata = metadata
+        self.lexical = lexical  # last: `refresh` compares with it
+
+    def refresh(self) -> bool:
+        """After an ingest (by this or another process): the new BM25 index, catalog and
+        names, and the store read anew. Whether anything changed."""
+        from rag.index.bm25 import BM25Index
+
+        if not self.lexical.outdated():
+            return False
+        with self._refreshing:
+            if not self.lexical.outdated():
+                return False
+            lexical = BM25Index(self.settings.bm25_dir)
+            self.store.reopen()
+            self._load(lexical)
+        return True
 
     def search(
         self, query: str, k: int = 5, mode: Mode = "hybrid", filters: Filters | None = None
@@ -55,6 +79,7 @@ class Retriever:
             from rag.errors import ConfigError
 
             raise ConfigError(f"Unknown retrieval mode '{mode}'; choose one of {', '.join(MODES)}.")
+        self.refresh()
         allowed = None
         if filters and filters.active():
             allowed = [p.paper_id for p in self.catalog.papers() if filters.allows(p)]
