@@ -58,6 +58,14 @@ class AnswerTuning(BaseModel):
         "list holds every paper the decision accepts, not the top k.",
         ge=1,
     )
+    list_phrases: float = tuned(
+        0.5,
+        "A paper the calibrated decision adds to a list must have at least this share of the "
+        "question's neighbouring topic words side by side ('continual learning', not "
+        "'continuous ... learning').",
+        ge=0.0,
+        le=1.0,
+    )
     list_shown: int = tuned(30, "Most papers a list shows (it says how many there are).", ge=1)
 
     min_relevance: float = tuned(

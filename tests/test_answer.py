@@ -118,7 +118,8 @@ def test_empty_or_huge_questions_are_refused_before_any_model_call(answerer_with
     assert fake.prompts == []
 
 
-CONTINUAL = {"AnaCP", "Bisecle", "SPICED", "FIRE", "SAFA-SNN"}  # title names, by hand
+# title names, by hand (SPHeRe's abstract says "continual learning" too)
+CONTINUAL = {"AnaCP", "Bisecle", "SPICED", "FIRE", "SAFA-SNN", "Rethinking Hebbian Principle"}
 
 
 def title_names(answer: Answer) -> set[str]:
@@ -289,7 +290,8 @@ def test_a_list_answer_is_one_line_per_paper(answerer_with):
     _, answer = run(answerer_with(), "Which papers use optimal transport?")
     assert answer.layout == "list" and len(answer.citations) >= 2
     assert answer.text.count("\n") == len(answer.sentences) - 1
-    assert markdown(answer).count("\n- ") == len(answer.sentences) - 1
+    bullets = [line for line in markdown(answer).splitlines() if line.startswith("- ")]
+    assert len(bullets) == len(answer.sentences)
 
 
 def test_a_listed_sentence_that_repeats_its_title_words_is_supported(answerer_with):
@@ -411,8 +413,7 @@ def test_a_list_question_naming_an_authors_papers_lists_exactly_those(answerer_w
     ("question", "stated"),
     [
         ("How large a speedup does TSENOR achieve over existing methods?", "100"),
-        ("How much GPU memory does AnaCP need compared with joint training?", None),
-        ("How many GPUs does AnaCP train on?", None),
+        ("How many parameter updates per task does SPICED need?", None),
     ],
 )
 def test_the_extractive_answer_to_a_figure_question_states_one_from_the_named_paper(
@@ -422,7 +423,8 @@ def test_the_extractive_answer_to_a_figure_question_states_one_from_the_named_pa
     _, answer = run(extractive, question)
     if stated is None:
         assert answer.abstained and not answer.citations
-        assert "asks for a figure" in " ".join(answer.notices)  # says why it declines
+        assert answer.reason in ("no_figure", "not_stated")  # says why it declines
+        assert "asks for a figure" in " ".join(answer.notices) or "does not state" in answer.text
     else:
         assert stated in answer.text and len(answer.citations) == 1
 
@@ -534,15 +536,19 @@ def test_a_model_answer_citing_a_paper_that_ignores_the_key_word_is_declined(ans
 
 
 @pytest.mark.parametrize("backend", ["extractive", "model"])
-def test_a_named_paper_that_ignores_the_key_word_answers_saying_so(
+def test_a_detail_the_named_paper_does_not_state_is_said_to_be_unstated(
     answerer_with, extractive, backend
 ):
-    """ "What datasets does FIRE evaluate on?" is answered from FIRE whatever its abstract's
-    words; when they miss the question's key word, the reader is told."""
+    """The paper is clear, the detail is not in its abstract: the reply names the paper, says
+    what it does not state and quotes its closest sentence, without a model; "What datasets
+    does FIRE evaluate on?" is still answered from FIRE (its abstract names them)."""
     answerer = extractive if backend == "extractive" else answerer_with(backend=Quoting("Multi"))
-    _, answer = run(answerer, "What software license does MLES use for its code?")
-    assert [c.title[:23] for c in answer.citations] == ["Multimodal LLM-Assisted"]
-    assert any("asks about 'license'" in n and "what it does say" in n for n in answer.notices)
+    for question in ("What software license does MLES use for its code?", "What GPU did MLES use?"):
+        _, answer = run(answerer, question)
+        assert answer.abstained and answer.reason == "not_stated"
+        assert "Multimodal LLM-Assisted" in answer.text and "does not state" in answer.text
+    _, answer = run(answerer_with(backend=Quoting("FIRE")), "What datasets does FIRE evaluate on?")
+    assert not answer.abstained and title_names(answer) == {"FIRE"}
 
 
 def test_papers_compared_by_name_are_not_rejected_for_each_others_names(answerer_with):

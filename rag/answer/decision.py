@@ -179,11 +179,14 @@ class Relevance:
 
     def rate(self, intent, sources: list[Source]) -> list[float]:
         """Per source, the probability that its abstract answers the question."""
+        return [float(p) for p in self.decision.probabilities(self.assess(intent, sources))]
+
+    def assess(self, intent, sources: list[Source]) -> np.ndarray:
+        """Per source, its row of FEATURES for the question."""
         if not sources:
-            return []
+            return np.zeros((0, len(FEATURES)))
         vector = np.asarray(self.embedder.embed([intent.text])[0])
-        rows = features(vector, intent.topic, self.views(sources), self.lexicon, intent.pairs)
-        return [float(p) for p in self.decision.probabilities(rows)]
+        return features(vector, intent.topic, self.views(sources), self.lexicon, intent.pairs)
 
     def views(self, sources: list[Source]) -> list[PaperView]:
         chunks = self.retriever.store.embeddings([s.paper.paper_id for s in sources])

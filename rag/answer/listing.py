@@ -76,17 +76,17 @@ def relevant_papers(
 
 
 def accepted_papers(
-    sources: list[Source], rates: list[float], threshold: float, question: str, embedder
+    sources: list[Source], accepted: list[bool], rates: list[float], question: str, embedder
 ) -> list[tuple[Source, str]]:
-    """The sources the decision accepts (probability at least `threshold`), most probable
-    first, each with its sentence closest to the question. Several papers the question names
-    ("papers by <author>", "in <label>") are exactly the answer."""
+    """The `accepted` sources, most probable first, each with its sentence closest to the
+    question. Several papers the question names ("papers by <author>", "in <label>") are
+    exactly the answer."""
     named = [s for s in sources if s.named]
     if len(named) > 1:
         chosen = named
     else:
         ranked = sorted(zip(rates, range(len(sources))), key=lambda pair: -pair[0])
-        chosen = [sources[i] for rate, i in ranked if rate >= threshold or sources[i].named]
+        chosen = [sources[i] for _, i in ranked if accepted[i] or sources[i].named]
     closest = closest_sentences(chosen, question, embedder)
     return [(source, sentence) for source, (_, sentence) in zip(chosen, closest) if sentence]
 

@@ -15,8 +15,8 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
 from rag.answer.intent import Intent, carries_on, classify, in_english
 from rag.answer.language import ENGLISH_ONLY
-from rag.answer.decision import Relevance
-from rag.answer.listing import accepted_papers, list_answer, relevant_papers
+from rag.answer.decision import FEATURES, Relevance
+from rag.answer.listing import accepted_papers, list_answer, meets, relevant_papers
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.support import unknown_names
 from rag.answer.verdict import Reason, notice
@@ -222,9 +222,13 @@ class Answerer:
     def _complete_list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer listing every paper the decision accepts among the
         list_depth candidates, saying how many there are."""
-        rates = self.relevance.rate(intent, sources)
+        rows = self.relevance.assess(intent, sources)
+        rates = list(self.relevance.decision.probabilities(rows))
+        phrases = rows[:, FEATURES.index("phrases")] >= self.tuning.list_phrases
+        met = meets(sources, intent.conditions, self.embedder, self.tuning)
         threshold = self.relevance.decision.threshold
-        picks = accepted_papers(sources, rates, threshold, intent.text, self.embedder)
+        accepted = [r >= threshold and p and m for r, p, m in zip(rates, phrases, met)]
+        picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
         if not self._irrelevant(intent, sources[: self.settings.top_k]):
             ruled = relevant_papers(
                 sources[: self.settings.top_k], intent, self.embedder, self.tuning
@@ -232,7 +236,7 @@ class Answerer:
             known = {source.paper.paper_id for source, _ in picks}
             picks += [pick for pick in ruled if pick[0].paper.paper_id not in known]
         if not picks:
-            yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
+            yield from self._no_list(intent, sources, draft)
             return
         yield from self._listed(picks[: self.tuning.list_shown], draft, len(picks))
 
@@ -240,12 +244,16 @@ class Answerer:
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
         picks = relevant_papers(sources, intent, self.embedder, self.tuning)
         if not picks:
-            conditions = ", ".join(f"'{part}'" for part in intent.conditions)
-            why = notice(Reason.LIST_CONDITIONS, conditions) if conditions else ""
-            reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
-            yield from shown(self._abstain(draft, sources, reason, why=why))
+            yield from self._no_list(intent, sources, draft)
             return
         yield from self._listed(picks, draft)
+
+    def _no_list(self, intent: Intent, sources: list[Source], draft: Draft):
+        """A list question no paper answers: declined, naming its conditions when it sets some."""
+        conditions = ", ".join(f"'{part}'" for part in intent.conditions)
+        why = notice(Reason.LIST_CONDITIONS, conditions) if conditions else ""
+        reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
+        yield from shown(self._abstain(draft, sources[: self.settings.top_k], reason, why=why))
 
     def _listed(self, picks: list[tuple[Source, str]], draft: Draft, total: int | None = None):
         """The list's lines, then the list checked like any answer; with the `total` number
