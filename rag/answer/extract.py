@@ -10,6 +10,21 @@ from rag.sentences import split_sentences, stems
 from rag.tuning import AnswerTuning
 
 
+def best_per_source(question, candidates, counted, embedder, tuning) -> dict:
+    """Per source number, its candidate sentence scoring best (cosine with the question; for a
+    figure question, plus figure_first when its figure is next to a question word)."""
+    vectors = np.asarray(embedder.embed([question] + [s for _, s in candidates]))
+    scores = vectors[1:] @ vectors[0]
+    if counted is not None:  # a figure of what the question asks about comes first
+        asked = stems(question)
+        scores += [tuning.figure_first * bool(asked & figure_words(s)) for _, s in candidates]
+    best: dict[int, tuple[float, str]] = {}
+    for (number, sentence), score in zip(candidates, scores):
+        if score > best.get(number, (-2.0, ""))[0]:
+            best[number] = (float(score), sentence)
+    return best
+
+
 def best_sentences(
     question: str, sources: list[Source], intent: Intent, embedder, tuning: AnswerTuning
 ) -> list[tuple[int, str]]:
@@ -30,15 +45,7 @@ def best_sentences(
     ]
     if not candidates:
         return []
-    vectors = np.asarray(embedder.embed([question] + [s for _, s in candidates]))
-    scores = vectors[1:] @ vectors[0]
-    if counted is not None:  # a figure of what the question asks about comes first
-        asked = stems(question)
-        scores += [tuning.figure_first * bool(asked & figure_words(s)) for _, s in candidates]
-    best: dict[int, tuple[float, str]] = {}
-    for (number, sentence), score in zip(candidates, scores):
-        if score > best.get(number, (-2.0, ""))[0]:
-            best[number] = (float(score), sentence)
+    best = best_per_source(question, candidates, counted, embedder, tuning)
     top = max(score for score, _ in best.values())
     chosen = [
         (n, s)
