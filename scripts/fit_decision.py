@@ -339,6 +339,8 @@ def main(path: Path) -> None:
         "calibration_unseen": calibration(unseen, labels),
     }
     command = "RAG_DATA_DIR=<index of seeds/> .venv/bin/python scripts/fit_decision.py " + str(path)
+    if not path.exists():
+        command += "  (no model-written questions there: the generated ones below only)"
     decision = as_decision(scaler, model, threshold, command, metrics)
     PARAMETERS.write_text(decision.model_dump_json(indent=1) + "\n")
     print(json.dumps(metrics, indent=1))
