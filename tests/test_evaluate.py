@@ -165,3 +165,21 @@ def test_eval_command_on_someone_elses_file_writes_the_four_outputs(
     assert len(rows) == 4 and {"retrieved_titles", "cited_titles", "answer"} <= set(rows[0])
     assert "| extractive/hybrid | unanswerable |" in (out / "report.md").read_text()
     assert (out / "chart.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_declines_are_counted_per_reason_and_kind_false_refusals_apart():
+    from rag.evaluate import declines_by_reason, reason_table
+
+    rows = [
+        {"kind": "multi", "answerable": True, "abstained": True, "reason": "not_relevant"},
+        {"kind": "unanswerable", "answerable": False, "abstained": True, "reason": "not_relevant"},
+        {"kind": "unanswerable", "answerable": False, "abstained": True, "reason": "not_stated"},
+        {"kind": "single", "answerable": True, "abstained": False, "reason": None},
+    ]
+    assert declines_by_reason(rows) == {
+        "not_relevant": {"answerable": 1, "unanswerable": 1},
+        "not_stated": {"answerable": 0, "unanswerable": 1},
+    }
+    table = reason_table({"extractive/hybrid": rows})
+    assert "| extractive/hybrid | multi | not_relevant | 1 | 0 |" in table
+    assert "| extractive/hybrid | ALL | not_stated | 0 | 1 |" in table
