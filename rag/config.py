@@ -193,7 +193,12 @@ def get_settings(**overrides) -> Settings:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors()
         )
-        raise ConfigError(f"Invalid settings ({problems}). Check your RAG_* variables and .env.")
+        hints = "".join(
+            f" {name} is no setting{hint}" for name, hint in unknown_variables().items()
+        )
+        raise ConfigError(
+            f"Invalid settings ({problems}).{hints} Check your RAG_* variables and .env."
+        )
     except UnicodeDecodeError:
         raise ConfigError(".env is not UTF-8 text; save it as UTF-8 (not UTF-16).") from None
     except SettingsError as error:
@@ -222,21 +227,31 @@ def setting_variables() -> dict[str, object]:
 
 def warn_unknown_variables() -> list[str]:
     """Warn (on stderr) about RAG_* environment variables that are no setting, a typo being
-    the usual reason (the same typo in .env is an error); return their names."""
-    import difflib
+    the usual reason (the same typo in .env is an error); return their names. A typo inside a
+    settings group (RAG_ANSWER__...) is an error of the settings themselves, not warned here."""
     import logging
 
+    unknown = unknown_variables()
+    for name, hint in unknown.items():
+        if not name.startswith(tuple(f"RAG_{group.upper()}__" for group in GROUPS)):
+            logging.getLogger(__name__).warning("Unknown setting %s is ignored%s", name, hint)
+    return list(unknown)
+
+
+def unknown_variables() -> dict[str, str]:
+    """RAG_* environment variables that are no setting, each with "; did you mean ...?" when
+    one is close."""
+    import difflib
+
     known = set(setting_variables())
-    unknown = sorted(
-        name
-        for name in os.environ
-        if name.startswith("RAG_") and name not in known | INTERNAL_VARIABLES
+    names = sorted(
+        n for n in os.environ if n.startswith("RAG_") and n not in known | INTERNAL_VARIABLES
     )
-    for name in unknown:
+    hints = {}
+    for name in names:
         close = difflib.get_close_matches(name, known, n=1)
-        hint = f"; did you mean {close[0]}?" if close else ""
-        logging.getLogger(__name__).warning("Unknown setting %s is ignored%s", name, hint)
-    return unknown
+        hints[name] = f"; did you mean {close[0]}?" if close else ""
+    return hints
 
 
 def env_example() -> str:

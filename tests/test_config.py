@@ -25,9 +25,8 @@ def test_every_threshold_is_a_setting_in_its_group(monkeypatch, caplog):
     assert settings.answer.key_word_weight == 0.25 and settings.retrieval.rrf_k == 30
     assert settings.answer.support_threshold == 0.45  # the rest keep their defaults
     monkeypatch.setenv("RAG_ANSWER__KEY_WORD_WEIHGT", "0.3")  # a typo inside a group fails
-    with caplog.at_level("WARNING"), pytest.raises(ConfigError, match="key_word_weihgt"):
+    with pytest.raises(ConfigError, match="did you mean RAG_ANSWER__KEY_WORD_WEIGHT"):
         get_settings()
-    assert "did you mean RAG_ANSWER__KEY_WORD_WEIGHT?" in caplog.text
     monkeypatch.delenv("RAG_ANSWER__KEY_WORD_WEIHGT")
     monkeypatch.setenv("RAG_TOP_K", "30")
     with pytest.raises(ConfigError, match="max_k"):

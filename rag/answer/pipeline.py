@@ -272,7 +272,8 @@ class Answerer:
         if total is not None and not answer.abstained:
             listed = len(answer.citations) + total - len(picks)
             more = f"; showing {len(answer.citations)}" if listed > len(answer.citations) else ""
-            answer.notices.append(f"{listed} indexed paper{'s' * (listed != 1)} match{more}.")
+            count = f"{listed} indexed papers match" if listed != 1 else "1 indexed paper matches"
+            answer.notices.append(f"{count}{more}.")
         yield answer
 
     def _answer(self, prompt: Prompt, draft: Draft, facets: Intent) -> Iterator[str | Answer]:
