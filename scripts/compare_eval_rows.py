@@ -3,20 +3,46 @@ and in what (a refactor should change none).
 
     python scripts/compare_eval_rows.py /tmp/before /tmp/after
 """
-import json, sys
-FIELDS = ("abstained", "cited", "answer", "notices", "backend", "supported_sentences", "unsupported", "retrieved")
-def load(folder):
+
+import json
+import sys
+
+FIELDS = (
+    "abstained",
+    "cited",
+    "answer",
+    "notices",
+    "backend",
+    "supported_sentences",
+    "unsupported",
+    "retrieved",
+)
+
+
+def load(folder: str) -> dict:
     rows = {}
-    for line in open(f"{folder}/questions.jsonl"):
-        r = json.loads(line); rows[(r["config"], r["id"])] = r
+    with open(f"{folder}/questions.jsonl") as handle:
+        for line in handle:
+            row = json.loads(line)
+            rows[(row["config"], row["id"])] = row
     return rows
-a, b = load(sys.argv[1]), load(sys.argv[2])
-diff = 0
-for key in a:
-    if key not in b: print("missing", key); continue
-    changed = [f for f in FIELDS if a[key].get(f) != b[key].get(f)]
-    if changed:
-        diff += 1
-        print(f"== {key} {a[key]['question'][:90]!r}")
-        for f in changed: print(f"   {f}: {str(a[key].get(f))[:300]!r}\n   -> {str(b[key].get(f))[:300]!r}")
-print(f"{len(a)} rows, {diff} differ")
+
+
+def main(before: str, after: str) -> None:
+    old, new, differ = load(before), load(after), 0
+    for key, row in old.items():
+        if key not in new:
+            print("missing", key)
+            continue
+        changed = [f for f in FIELDS if row.get(f) != new[key].get(f)]
+        if changed:
+            differ += 1
+            print(f"== {key} {row['question'][:90]!r}")
+            for field in changed:
+                print(f"   {field}: {str(row.get(field))[:300]!r}")
+                print(f"   -> {str(new[key].get(field))[:300]!r}")
+    print(f"{len(old)} rows, {differ} differ")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
