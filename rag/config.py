@@ -5,17 +5,46 @@ import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 BUNDLED_EMBEDDER = "all-MiniLM-L6-v2"
+
+
+class EmbeddingServerSettings(BaseModel):
+    """An OpenAI-compatible /v1/embeddings server (RAG_EMBEDDING_BACKEND=openai), set as
+    RAG_EMBEDDING_SERVER__<FIELD>."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = Field(
+        None,
+        description="The server's OpenAI-compatible root; requests go to <base_url>/embeddings, "
+        "e.g. http://127.0.0.1:7997 (Infinity), http://127.0.0.1:8080/v1 (Text Embeddings "
+        "Inference, vLLM, llama.cpp) or https://api.openai.com/v1.",
+    )
+    model: str | None = Field(
+        None,
+        description="The model's name on the server; unset means RAG_EMBEDDING_MODEL's name. "
+        "RAG_EMBEDDING_MODEL still names the model for chunking (its tokenizer) and for the index.",
+    )
+    api_key: SecretStr | None = Field(
+        None, description="Bearer key for the server; unset sends none."
+    )
+    batch_size: int = Field(64, ge=1, le=2048, description="Texts sent in one request.")
+    concurrency: int = Field(4, ge=1, le=64, description="Requests in flight at once.")
+    timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for one request's answer.")
 
 
 class Settings(BaseSettings):
     """All configuration, built once at the edge (CLI command, UI start, test) and passed down."""
 
     model_config = SettingsConfigDict(
-        env_prefix="RAG_", env_file=".env", extra="forbid", validate_default=True
+        env_prefix="RAG_",
+        env_file=".env",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
     )
 
     data_dir: Path = Field(Path("data"), description="Where the vector store and BM25 index live.")
@@ -39,12 +68,18 @@ class Settings(BaseSettings):
         "or a path to a local sentence-transformers model folder.",
     )
     embedding_batch_size: int = Field(64, ge=1, description="Texts embedded per batch.")
-    embedding_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+    embedding_backend: Literal["torch", "onnx", "onnx-int8", "openai"] = Field(
         "torch",
         description="What runs the embedding model: torch (sentence-transformers), onnx (ONNX "
-        "Runtime: the same vectors, about as fast on 2 CPU cores) or onnx-int8 (int8 weights: "
+        "Runtime: the same vectors, about as fast on 2 CPU cores), onnx-int8 (int8 weights: "
         "~1.2x faster ingest on 2 cores, slightly different vectors, so it needs an index of its "
-        "own). ONNX files are exported once, locally, into models_dir/onnx. Ignored by 'fake'.",
+        "own) or openai (an OpenAI-compatible embeddings server, RAG_EMBEDDING_SERVER__*; the "
+        "same model there gives the same vectors, so it shares the index). ONNX files are "
+        "exported once, locally, into models_dir/onnx. Ignored by 'fake'.",
+    )
+    embedding_server: EmbeddingServerSettings = Field(
+        default_factory=EmbeddingServerSettings,
+        description="The embeddings server used by RAG_EMBEDDING_BACKEND=openai.",
     )
     chunk_size: int = Field(
         200, ge=32, description="Maximum word pieces per chunk, title prefix included."
@@ -207,7 +242,8 @@ def warn_unknown_variables() -> list[str]:
     import difflib
     import logging
 
-    known = {f"RAG_{name.upper()}" for name in Settings.model_fields}
+    known = {variable for variable, _ in setting_variables()}
+    known |= {f"RAG_{name.upper()}" for name in Settings.model_fields}  # a group as JSON
     unknown = sorted(
         name
         for name in os.environ
@@ -220,6 +256,16 @@ def warn_unknown_variables() -> list[str]:
     return unknown
 
 
+def setting_variables(model: type[BaseModel] = Settings, prefix: str = "RAG_"):
+    """(environment variable, field) for every setting; a group's fields are PREFIX_GROUP__NAME."""
+    for name, field in model.model_fields.items():
+        group = field.annotation
+        if isinstance(group, type) and issubclass(group, BaseModel):
+            yield from setting_variables(group, f"{prefix}{name.upper()}__")
+        else:
+            yield f"{prefix}{name.upper()}", field
+
+
 def env_example() -> str:
     """The text of .env.example: every setting with its description and default."""
     import json
@@ -227,13 +273,13 @@ def env_example() -> str:
     lines = [
         "# Every setting, with its default. Copy to .env and edit; RAG_ variables override .env."
     ]
-    for name, field in Settings.model_fields.items():
+    for variable, field in setting_variables():
         default = field.default
         if isinstance(default, list):
             default = json.dumps([str(item) for item in default])
         lines += [
             "",
             f"# {field.description}",
-            f"RAG_{name.upper()}={'' if default is None else default}",
+            f"{variable}={'' if default is None else default}",
         ]
     return "\n".join(lines) + "\n"

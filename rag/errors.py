@@ -15,3 +15,7 @@ class CorpusError(RagError):
 
 class StoreError(RagError):
     """The vector store cannot be reached or does not match the configured embedder."""
+
+
+class EmbeddingError(RagError):
+    """The embeddings server cannot be reached or answers something other than vectors."""

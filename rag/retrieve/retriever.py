@@ -52,6 +52,7 @@ class Retriever:
         self.embedder = embedder or embedder_from_settings(settings)
         self.chunk_papers = np.array([paper_of(c) for c in self.lexical.chunk_ids])
         self.metadata = MetadataIndex(self.lexical.papers, self.lexical.names)
+        self.embedder_checked = False
 
     def search(
         self, query: str, k: int = 5, mode: Mode = "hybrid", filters: Filters | None = None
@@ -67,6 +68,7 @@ class Retriever:
             if not allowed:
                 return []
         depth = max(50, 10 * k)
+        self._check_embedder()
         vector = self.embedder.embed([query])[0]
         dense = self._dense(vector, depth, allowed) if mode != "bm25" else {}
         lexical = self._bm25(query, depth, allowed) if mode != "dense" else {}
@@ -105,6 +107,14 @@ class Retriever:
         abstract = self.store.abstracts([paper_id])[paper_id]
         paper = self.catalog.get(paper_id).model_copy(update={"abstract": abstract})
         return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0)
+
+    def _check_embedder(self) -> None:
+        """Once, before the first query vector: the embedder gives the index's vectors."""
+        if not self.embedder_checked:
+            from rag.index.embedder_check import check_embedder
+
+            check_embedder(self.store, self.embedder)
+            self.embedder_checked = True
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
