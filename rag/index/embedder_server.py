@@ -99,11 +99,16 @@ class ServerEmbedder(Embedder):
         if vectors is None or vectors.ndim != 2 or len(vectors) != count:
             raise EmbeddingError(
                 f"The embeddings server at {self.base_url} did not answer {count} vectors "
-                f"(it said: {response.text[:200]!r}). Check that RAG_EMBEDDING_SERVER__BASE_URL "
+                f"(it said: {self._quote(response)}). Check that RAG_EMBEDDING_SERVER__BASE_URL "
                 f"is an OpenAI-compatible embeddings server, {FALLBACK}."
             )
         norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return (vectors / norms).tolist()
+
+    def _quote(self, response) -> str:
+        """The start of the server's answer, without the key (some proxies echo headers)."""
+        text = response.text.replace(self.api_key, "***") if self.api_key else response.text
+        return repr(text[:200])
 
     def _unreachable(self, error: Exception) -> EmbeddingError:
         import httpx
@@ -121,7 +126,7 @@ class ServerEmbedder(Embedder):
         )
 
     def _refused(self, response) -> EmbeddingError:
-        said = f"HTTP {response.status_code}: {response.text[:200]!r}"
+        said = f"HTTP {response.status_code}: {self._quote(response)}"
         if response.status_code in (401, 403):
             hint = "set RAG_EMBEDDING_SERVER__API_KEY to a key it accepts"
         elif response.status_code in (404, 405):
