@@ -120,7 +120,7 @@ def ingest(
     if complete and plan.write:  # until this run ends, a kill may leave papers without them
         store.mark_sentences_complete(False)
     started = time.monotonic()
-    reporter = progress_class(progress_style if show_progress else "none")
+    reporter = progress_class(progress_style if show_progress and plan.write else "none")
     with reporter("Indexing papers", len(plan.write), "paper") as progress:
         for batch, vectors, sentences, sentence_vectors in embed_ahead(
             batches(plan.write, chunker), store, chunker

@@ -26,7 +26,8 @@ class Progress(ABC):
 
     def advance(self, units: int) -> None:
         self.done += units
-        self.show(final=False)
+        if self.done < self.total:  # the last units are reported by close()
+            self.show(final=False)
 
     def close(self) -> None:
         self.show(final=True)
