@@ -21,7 +21,8 @@ def test_every_image_is_pinned_by_a_tag():
     assert set(images) == {"app", "chroma", "embeddings"}
     for name, image in images.items():
         tag = image.rpartition(":")[2] if ":" in image.rpartition("/")[2] else ""
-        assert re.fullmatch(r"v?\d+(\.\d+)+(-[a-z0-9]+)?", tag), f"{name}: {image} has no version tag"
+        pinned = re.fullmatch(r"v?\d+(\.\d+)+(-[a-z0-9]+)?", tag)
+        assert pinned, f"{name}: {image} is not pinned by a version tag"
     built = services()["app"]["build"]
     assert (COMPOSE.parent / built["context"] / built["dockerfile"]).is_file()
 
@@ -34,5 +35,6 @@ def test_every_rag_variable_is_a_setting_and_names_a_service_that_exists():
     assert app["RAG_CHROMA_HOST"] in services()
     assert app["RAG_EMBEDDING_BACKEND"] == "openai"
     url = re.fullmatch(r"http://([\w-]+):(\d+)", app["RAG_EMBEDDING_SERVER__BASE_URL"])
-    assert url and url[1] in services() and f"--port {url[2]}" in services()[url[1]]["command"]
-    assert f"--served-model-name {app['RAG_EMBEDDING_SERVER__MODEL']}" in services()[url[1]]["command"]
+    command = services()[url[1]]["command"] if url and url[1] in services() else ""
+    assert f"--port {url[2]}" in command
+    assert f"--served-model-name {app['RAG_EMBEDDING_SERVER__MODEL']}" in command

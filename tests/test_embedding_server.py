@@ -67,15 +67,18 @@ def test_ingest_and_questions_go_to_the_server_in_concurrent_batches(tmp_path):
 def test_an_index_refuses_a_server_serving_another_model_under_its_name(tmp_path):
     with serve(embeddings_handler(FakeEmbedder().embed)) as url:
         run_ingest(server_settings(tmp_path, url), show_progress=False)
-    with serve(embeddings_handler(Mirrored().embed)) as url:
-        with pytest.raises(StoreError, match="vectors differ.*cosine -1.0000.*RAG_EMBEDDING_SERVER"):
-            Retriever(server_settings(tmp_path, url)).search(PRICING_QUESTION)
+    mirrored = "vectors differ.*cosine -1.0000.*RAG_EMBEDDING_SERVER"
+    with (
+        serve(embeddings_handler(Mirrored().embed)) as url,
+        pytest.raises(StoreError, match=mirrored),
+    ):
+        Retriever(server_settings(tmp_path, url)).search(PRICING_QUESTION)
     new_paper = write_jsonl(
         tmp_path / "new.jsonl", [{"title": "Protein folding", "abstract": abstract("proteins")}]
     )
-    with serve(embeddings_handler(lambda texts: [[1.0, 0.0]] * len(texts))) as url:
-        with pytest.raises(StoreError, match="2 dimensions, the index has 64"):
-            run_ingest(server_settings(tmp_path, url), [new_paper], show_progress=False)
+    flat = embeddings_handler(lambda texts: [[1.0, 0.0]] * len(texts))
+    with serve(flat) as url, pytest.raises(StoreError, match="2 dimensions, the index has 64"):
+        run_ingest(server_settings(tmp_path, url), [new_paper], show_progress=False)
     assert open_store(server_settings(tmp_path, url)).count() == 126  # nothing was written
 
 
@@ -92,10 +95,10 @@ def test_a_busy_server_is_asked_again(tmp_path):
     ("handler", "server", "message"),
     [
         (None, {}, "Cannot reach the embeddings server.*Start it"),
-        (echo_auth_handler(401), {"api_key": "sk-secret"}, "HTTP 401.*set RAG_EMBEDDING_SERVER__API_KEY"),
+        (echo_auth_handler(401), {"api_key": "sk-secret"}, "HTTP 401.*__API_KEY to a key"),
         (echo_auth_handler(404), {}, "HTTP 404.*BASE_URL .many servers answer under /v1"),
         (raw_handler(b"<html>hi</html>", "text/html"), {}, "did not answer 2 vectors.*<html>"),
-        (hanging_handler(), {"timeout_s": 1}, "no answer within 1 s .RAG_EMBEDDING_SERVER__TIMEOUT_S"),
+        (hanging_handler(), {"timeout_s": 1}, "no answer within 1 s .RAG_EMBEDDING_SERVER__TIME"),
     ],
     ids=["unreachable", "bad key", "wrong path", "not embeddings", "hung"],
 )
@@ -131,8 +134,9 @@ def infinity():
         "--device", "cpu", "--no-model-warmup",
     ]  # fmt: skip
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "DO_NOT_TRACK": "1"}
-    log = open(os.devnull, "wb")
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    server = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180

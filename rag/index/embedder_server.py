@@ -22,6 +22,8 @@ FALLBACK = "or set RAG_EMBEDDING_BACKEND=torch to embed on this machine"
 class ServerEmbedder(Embedder):
     """A model served over HTTP; `tokenizer_path` is a local folder holding its tokenizer."""
 
+    computes_here = False
+
     def __init__(
         self,
         base_url: str,

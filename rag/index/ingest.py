@@ -1,5 +1,5 @@
 """Ingest: upsert papers into the store keyed by chunk ids; unchanged papers cost nothing.
-Embedding runs in a worker thread a few writes ahead of the Chroma writes, so the two overlap."""
+With an embeddings server, embedding runs a few writes ahead of the Chroma writes."""
 
 import time
 from collections import deque
@@ -142,12 +142,16 @@ def ingest(
     return plan.report
 
 
-def embed_ahead(groups, store: ChromaStore, chunker: Chunker, depth: int = EMBED_AHEAD):
+def embed_ahead(groups, store: ChromaStore, chunker: Chunker, depth: int | None = None):
     """Each group of (paper, chunks) with the vectors of its chunks and of those of its
     evidence sentences that are new: (group, chunk vectors, sentences, sentence vectors).
 
-    One worker thread embeds up to `depth` groups ahead while the caller writes, in order; the
-    chunks and sentences of a group go to the embedder in one call (it sorts them by length)."""
+    One worker thread embeds up to `depth` groups ahead while the caller writes, in order (by
+    default EMBED_AHEAD for an embeddings server, 0 — one at a time — for a model running here,
+    see Embedder.computes_here); the chunks and sentences of a group go to the embedder in one
+    call (it sorts them by length)."""
+    if depth is None:
+        depth = 0 if getattr(chunker.embedder, "computes_here", True) else EMBED_AHEAD
     scheduled: set[str] = set()  # sentences already given to the worker in this run
     pending: deque = deque()
     pool = ThreadPoolExecutor(1, thread_name_prefix="embed")

@@ -5,7 +5,7 @@ import json
 import sys
 import time
 from abc import ABC, abstractmethod
-from typing import TextIO
+from typing import Self, TextIO
 
 LINE_EVERY_S = {"text": 10.0, "json": 2.0}  # how often a line is written while a step runs
 
@@ -18,7 +18,7 @@ class Progress(ABC):
         self.stream = stream or sys.stderr
         self.done, self.started, self.shown_at = 0, time.monotonic(), 0.0
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
