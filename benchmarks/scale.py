@@ -1,5 +1,6 @@
-"""End to end at N papers: ingest time and rate, index size on disk, `rag ui` memory, retrieval
-and list-answer latency, `rag doctor` time — with the embedded Chroma store and a Chroma server.
+"""End to end at N papers: ingest time and rate, index size on disk, `rag ui` memory (and the
+Chroma server's), retrieval and list-answer latency, `rag doctor` time — with the embedded
+Chroma store and a Chroma server.
 
     python -m benchmarks.scale 1000                       # both stores, the bundled embedder
     python -m benchmarks.scale 20000 --data-dir /tmp/scale-20k
@@ -143,8 +144,9 @@ def run_store(store: str, settings: Settings, embedders, questions, repeats) -> 
     """Every measurement for one store; the Chroma server is started here, storing in data_dir."""
     index_embedder, query_embedder = embedders
     with contextlib.ExitStack() as stack:
+        server = None
         if store == "server":
-            port = stack.enter_context(chroma_server(settings.data_dir / "chroma-server"))
+            port, server = stack.enter_context(chroma_server(settings.data_dir / "chroma-server"))
             settings = settings.model_copy(update={"chroma_host": "127.0.0.1", "chroma_port": port})
         row = {"store": store} | ingest(settings, index_embedder)
         row["index_mb"] = round(disk_mb(settings.data_dir))
@@ -152,6 +154,8 @@ def run_store(store: str, settings: Settings, embedders, questions, repeats) -> 
         row["doctor_s"] = doctor_seconds(settings)
         row |= ui_memory(settings, questions[0])
         row |= latencies(settings, query_embedder, questions, repeats)
+        if server:
+            row["chroma_server_rss_mb"] = round(rss_mb(server.pid))
     print(json.dumps(row), flush=True)
     return row
 

@@ -48,12 +48,12 @@ def running(command: list[str], url: str, what: str, env: dict | None = None):
 
 @contextmanager
 def chroma_server(path: Path):
-    """`chroma run` storing under `path`; yields its port."""
+    """`chroma run` storing under `path`; yields its port and process."""
     chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     port = free_port()
     command = [chroma, "run", "--path", str(path), "--port", str(port)]
-    with running(command, f"http://127.0.0.1:{port}/api/v2/heartbeat", "chroma run"):
-        yield port
+    with running(command, f"http://127.0.0.1:{port}/api/v2/heartbeat", "chroma run") as process:
+        yield port, process
 
 
 @contextmanager
