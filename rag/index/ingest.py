@@ -4,7 +4,7 @@ With an embeddings server, embedding runs a few writes ahead of the Chroma write
 import time
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
@@ -152,23 +152,34 @@ def embed_ahead(groups, store: ChromaStore, chunker: Chunker, depth: int | None 
     call (it sorts them by length)."""
     if depth is None:
         depth = 0 if getattr(chunker.embedder, "computes_here", True) else EMBED_AHEAD
-    scheduled: set[str] = set()  # sentences already given to the worker in this run
+    scheduled: set[str] = set()  # sentences already given to the embedder in this run
     pending: deque = deque()
-    pool = ThreadPoolExecutor(1, thread_name_prefix="embed")
+    # depth 0 embeds in this thread, so Ctrl-C stops a long local embedding at once
+    pool = ThreadPoolExecutor(1, thread_name_prefix="embed") if depth else None
     try:
         for group in groups:
             texts = [chunk.text for _, chunks in group for chunk in chunks]
             wanted = {s for paper, _ in group for s in evidence_sentences(paper)} - scheduled
             sentences = sorted(wanted - store.known_sentences(sorted(wanted)))
             scheduled |= wanted
-            job = pool.submit(chunker.embedder.embed, texts + sentences)
+            job = _start(pool, chunker.embedder.embed, texts + sentences)
             pending.append((group, len(texts), sentences, job))
             if len(pending) > depth:
                 yield _embedded(*pending.popleft())
         while pending:
             yield _embedded(*pending.popleft())
     finally:  # an error or an interrupt: what was not started never starts
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start(pool: ThreadPoolExecutor | None, embed, texts: list[str]) -> Future:
+    """The embedding of `texts`, running in the pool, or done here and now without one."""
+    if pool:
+        return pool.submit(embed, texts)
+    done: Future = Future()
+    done.set_result(embed(texts))
+    return done
 
 
 def _embedded(group, n_chunks: int, sentences: list[str], job):
