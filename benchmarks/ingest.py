@@ -120,7 +120,12 @@ def main() -> None:
                 corpus_paths=paths,
                 titles_path=titles,
                 embedding_backend=backend,
-                embedding_server={"base_url": url, "concurrency": args.concurrency},
+                # a server sharing these 2 cores queues requests for minutes
+                embedding_server={
+                    "base_url": url,
+                    "concurrency": args.concurrency,
+                    "timeout_s": 600,
+                },
             )
             measure(settings, abstracts, configs)
 

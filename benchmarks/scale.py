@@ -179,7 +179,8 @@ def main() -> None:
         server = {}
         if args.embedder == "server":
             url = args.server_url or stack.enter_context(infinity_server(bundled_model_path()))
-            server = {"embedding_backend": "openai", "embedding_server": {"base_url": url}}
+            endpoint = {"base_url": url, "timeout_s": 600}  # a local server queues for minutes
+            server = {"embedding_backend": "openai", "embedding_server": endpoint}
         rows = []
         for store in args.stores.split(","):
             settings = Settings(

@@ -14,7 +14,7 @@ from rag.index.store import ChromaStore, IndexedPaper, chunk_metadata, content_h
 from rag.models import Paper, normalize_text
 from rag.sentences import evidence_sentences
 
-CHUNKS_PER_WRITE = 256
+CHUNKS_PER_WRITE = 128  # ~60 papers of ~2 chunks: progress shows every few seconds
 PAPERS_PER_WRITE = 64  # papers whose sentences are embedded and written at once (catch-up pass)
 EMBED_AHEAD = 2  # groups embedded ahead of the one being written (bounds memory)
 
