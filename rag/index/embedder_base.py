@@ -14,7 +14,8 @@ class Embedder(ABC):
     special_tokens: int = 2
     # Whether the model runs on this machine's cores. Ingest then embeds one group at a time:
     # overlapping it with the Chroma writes only takes cores from the model's own threads
-    # (measured on 2 busy cores: 5-10% slower). A server's embeddings are overlapped.
+    # (2 busy cores, 4 paired runs of benchmarks.ingest: 5-12% slower each time). A server's
+    # embeddings are overlapped.
     computes_here: bool = True
 
     @abstractmethod
