@@ -38,12 +38,17 @@ def ingest_command(
     ),
     titles: Path = typer.Option(None, "--titles", help="Titles sidecar JSONL to merge."),
     prune: bool = typer.Option(False, "--prune", help="Remove indexed papers not in the corpus."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object of counts."),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print one JSON object of counts; progress goes to stderr as JSON lines.",
+    ),
 ):
     """Index the corpus into Chroma (an upsert: re-running changes only what changed)."""
     from rag.index import run_ingest
 
-    report = run_ingest(get_settings(), paths or None, titles, prune, show_progress=not as_json)
+    style = "json" if as_json else "auto"
+    report = run_ingest(get_settings(), paths or None, titles, prune, progress_style=style)
     for problem in report.problems:
         typer.secho(f"rejected: {problem}", err=True, fg="yellow")
     for warning in report.warnings:
@@ -53,7 +58,9 @@ def ingest_command(
     else:
         typer.echo(
             f"{report.papers} papers: {report.added} added, {report.updated} updated, "
-            f"{report.unchanged} unchanged, {report.removed} removed, {report.errors} errors"
+            f"{report.unchanged} unchanged, {report.removed} removed, {report.errors} errors "
+            f"in {report.seconds:.1f} s"
+            + (f" ({report.papers_per_s:.1f} papers/s indexed)" if report.papers_per_s else "")
         )
     if report.errors:
         raise typer.Exit(1)

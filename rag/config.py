@@ -5,12 +5,37 @@ import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from rag.tuning import AnswerTuning, RetrievalTuning
 
 BUNDLED_EMBEDDER = "all-MiniLM-L6-v2"
+
+
+class EmbeddingServerSettings(BaseModel):
+    """An OpenAI-compatible /v1/embeddings server (RAG_EMBEDDING_BACKEND=openai), set as
+    RAG_EMBEDDING_SERVER__<FIELD>."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = Field(
+        None,
+        description="The server's OpenAI-compatible root; requests go to <base_url>/embeddings, "
+        "e.g. http://127.0.0.1:7997 (Infinity), http://127.0.0.1:8080/v1 (Text Embeddings "
+        "Inference, vLLM, llama.cpp) or https://api.openai.com/v1.",
+    )
+    model: str | None = Field(
+        None,
+        description="The model's name on the server; unset means RAG_EMBEDDING_MODEL's name. "
+        "RAG_EMBEDDING_MODEL still names the model for chunking (its tokenizer) and for the index.",
+    )
+    api_key: SecretStr | None = Field(
+        None, description="Bearer key for the server; unset sends none."
+    )
+    batch_size: int = Field(64, ge=1, le=2048, description="Texts sent in one request.")
+    concurrency: int = Field(4, ge=1, le=64, description="Requests in flight at once.")
+    timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for one request's answer.")
 
 
 class Settings(BaseSettings):
@@ -45,12 +70,18 @@ class Settings(BaseSettings):
         "or a path to a local sentence-transformers model folder.",
     )
     embedding_batch_size: int = Field(64, ge=1, description="Texts embedded per batch.")
-    embedding_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+    embedding_backend: Literal["torch", "onnx", "onnx-int8", "openai"] = Field(
         "torch",
         description="What runs the embedding model: torch (sentence-transformers), onnx (ONNX "
-        "Runtime: the same vectors, about as fast on 2 CPU cores) or onnx-int8 (int8 weights: "
+        "Runtime: the same vectors, about as fast on 2 CPU cores), onnx-int8 (int8 weights: "
         "~1.2x faster ingest on 2 cores, slightly different vectors, so it needs an index of its "
-        "own). ONNX files are exported once, locally, into models_dir/onnx. Ignored by 'fake'.",
+        "own) or openai (an OpenAI-compatible embeddings server, RAG_EMBEDDING_SERVER__*; the "
+        "same model there gives the same vectors, so it shares the index). ONNX files are "
+        "exported once, locally, into models_dir/onnx. Ignored by 'fake'.",
+    )
+    embedding_server: EmbeddingServerSettings = Field(
+        default_factory=EmbeddingServerSettings,
+        description="The embeddings server used by RAG_EMBEDDING_BACKEND=openai.",
     )
     chunk_size: int = Field(
         200, ge=32, description="Maximum word pieces per chunk, title prefix included."
@@ -210,21 +241,6 @@ MODEL_PARENT_VARIABLE = "RAG_MODEL_PARENT_PID"  # the model process exits when t
 INTERNAL_VARIABLES = {MODEL_PARENT_VARIABLE}
 
 
-GROUPS = ("retrieval", "answer")  # nested settings: RAG_<GROUP>__<NAME>
-
-
-def setting_variables() -> dict[str, object]:
-    """Every RAG_* variable name with its field (the fields of nested groups flattened)."""
-    variables: dict[str, object] = {}
-    for name, field in Settings.model_fields.items():
-        if name in GROUPS:
-            for inner, inner_field in field.annotation.model_fields.items():
-                variables[f"RAG_{name.upper()}__{inner.upper()}"] = inner_field
-        else:
-            variables[f"RAG_{name.upper()}"] = field
-    return variables
-
-
 def warn_unknown_variables() -> list[str]:
     """Warn (on stderr) about RAG_* environment variables that are no setting, a typo being
     the usual reason (the same typo in .env is an error); return their names. A typo inside a
@@ -232,10 +248,20 @@ def warn_unknown_variables() -> list[str]:
     import logging
 
     unknown = unknown_variables()
+    groups = tuple(f"{name}__" for name in group_variables())
     for name, hint in unknown.items():
-        if not name.startswith(tuple(f"RAG_{group.upper()}__" for group in GROUPS)):
+        if not name.startswith(groups):
             logging.getLogger(__name__).warning("Unknown setting %s is ignored%s", name, hint)
     return list(unknown)
+
+
+def group_variables() -> set[str]:
+    """RAG_<GROUP> for each settings group (it may be given whole, as JSON)."""
+    return {
+        f"RAG_{name.upper()}"
+        for name, field in Settings.model_fields.items()
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+    }
 
 
 def unknown_variables() -> dict[str, str]:
@@ -243,7 +269,7 @@ def unknown_variables() -> dict[str, str]:
     one is close."""
     import difflib
 
-    known = set(setting_variables())
+    known = {variable for variable, _ in setting_variables()} | group_variables()
     names = sorted(
         n for n in os.environ if n.startswith("RAG_") and n not in known | INTERNAL_VARIABLES
     )
@@ -254,6 +280,16 @@ def unknown_variables() -> dict[str, str]:
     return hints
 
 
+def setting_variables(model: type[BaseModel] = Settings, prefix: str = "RAG_"):
+    """(environment variable, field) for every setting; a group's fields are PREFIX_GROUP__NAME."""
+    for name, field in model.model_fields.items():
+        group = field.annotation
+        if isinstance(group, type) and issubclass(group, BaseModel):
+            yield from setting_variables(group, f"{prefix}{name.upper()}__")
+        else:
+            yield f"{prefix}{name.upper()}", field
+
+
 def env_example() -> str:
     """The text of .env.example: every setting with its description and default."""
     import json
@@ -261,9 +297,13 @@ def env_example() -> str:
     lines = [
         "# Every setting, with its default. Copy to .env and edit; RAG_ variables override .env."
     ]
-    for variable, field in setting_variables().items():
+    for variable, field in setting_variables():
         default = field.default
         if isinstance(default, list):
             default = json.dumps([str(item) for item in default])
-        lines += ["", f"# {field.description}", f"{variable}={'' if default is None else default}"]
+        lines += [
+            "",
+            f"# {field.description}",
+            f"{variable}={'' if default is None else default}",
+        ]
     return "\n".join(lines) + "\n"

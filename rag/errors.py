@@ -19,3 +19,7 @@ class StoreError(RagError):
 
 class StorageError(StoreError):
     """The file system refuses (read-only, no permission, disk full, locked): not damage."""
+
+
+class EmbeddingError(RagError):
+    """The embeddings server cannot be reached or answers something other than vectors."""

@@ -31,6 +31,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
 fi
 model="$(.venv/bin/python -m rag.llm.setup_model)"
 quiet .venv/bin/python scripts/build_llama.py check "$model"
+if [[ ",$extras," == *",test,"* ]]; then
+  PYTHON="$python" scripts/setup_infinity.sh
+fi
 if [[ ",$extras," == *",test,"* ]] && ! command -v chromium >/dev/null; then
   echo "Installing Debian's chromium for the browser test..."
   root=""; [ "$(id -u)" = 0 ] || root=sudo

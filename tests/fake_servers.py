@@ -1,5 +1,5 @@
-"""Tiny local HTTP servers that speak the OpenAI chat API and the Ollama chat API, and a few
-that misbehave the way real servers and proxies do (hang, drop, garble, leak)."""
+"""Tiny local HTTP servers that speak the OpenAI chat and embeddings APIs and the Ollama chat API,
+and a few that misbehave the way real servers and proxies do (hang, drop, garble, leak)."""
 
 import json
 import socket
@@ -101,6 +101,39 @@ def ollama_handler(reply: str, models: tuple[str, ...] = ("qwen2.5:1.5b",)):
                 "prompt_eval_count": 1,
             }
             self.wfile.write((json.dumps(done) + "\n").encode())
+
+    return Handler
+
+
+def embeddings_handler(embed, busy_first: int = 0, pause_s: float = 0.0):
+    """An OpenAI-compatible /embeddings server answering with `embed(texts)` (in reverse index
+    order, which the API allows); the first `busy_first` requests get 503. It records each
+    request and the most requests it held at once."""
+
+    class Handler(QuietHandler):
+        requests: ClassVar[list[dict]] = []
+        lock = threading.Lock()
+        in_flight = most_in_flight = 0
+
+        def do_POST(self):
+            body = self.json_body()
+            with Handler.lock:
+                Handler.requests.append({"path": self.path, "body": body})
+                Handler.in_flight += 1
+                Handler.most_in_flight = max(Handler.most_in_flight, Handler.in_flight)
+                busy = len(Handler.requests) <= busy_first
+            threading.Event().wait(pause_s)  # time for other requests to arrive
+            rows = [
+                {"object": "embedding", "index": i, "embedding": vector}
+                for i, vector in enumerate(embed(body["input"]))
+            ]
+            reply = {"object": "list", "data": rows[::-1], "model": body["model"]}
+            self.send_response(503 if busy else 200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"error": "busy"}' if busy else json.dumps(reply).encode())
+            with Handler.lock:
+                Handler.in_flight -= 1
 
     return Handler
 

@@ -10,7 +10,7 @@ from tests.conftest import REPO
 def test_env_example_lists_every_setting_and_loads(tmp_path):
     example = (REPO / ".env.example").read_text()
     assert example == env_example(), "regenerate .env.example from rag.config.env_example()"
-    for variable in setting_variables():
+    for variable, _ in setting_variables():
         assert f"\n{variable}=" in example
     assert "\nRAG_ANSWER__KEY_WORD_WEIGHT=0.1\n" in example
     shutil.copy(REPO / ".env.example", tmp_path / ".env")

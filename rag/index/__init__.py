@@ -26,8 +26,12 @@ def run_ingest(
     prune: bool = False,
     show_progress: bool = True,
     embedder=None,
+    progress_style: str = "auto",
 ) -> IngestReport:
-    """Read the corpus, index it, and report counts and rejected records."""
+    """Read the corpus, index it, and report counts, rejected records and the time it took.
+    `progress_style` (with show_progress): auto, bar, text or json (rag.index.progress)."""
+    import time
+
     from rag.corpus import load_corpus
     from rag.errors import CorpusError
     from rag.index.chunking import Chunker
@@ -36,6 +40,7 @@ def run_ingest(
 
     if titles is not None and not titles.is_file():
         raise CorpusError(f"Titles file {titles} not found; check the --titles path.")
+    started = time.monotonic()
     titles = titles or settings.titles_path
     corpus = load_corpus(
         paths or settings.corpus_paths,
@@ -58,8 +63,9 @@ def run_ingest(
     embedder = embedder or embedder_from_settings(settings)
     chunker = Chunker(embedder, settings.chunk_size, settings.chunk_overlap)
     store = open_store(settings, create=True)
-    report = ingest(corpus.papers, store, chunker, prune, show_progress)
+    report = ingest(corpus.papers, store, chunker, prune, show_progress, progress_style)
     refresh_lexical_index(settings, store)
+    report.seconds = round(time.monotonic() - started, 2)
     report.errors = len(errors)
     report.problems = [str(problem) for problem in errors]
     report.warnings = [str(problem) for problem in corpus.problems if problem.warning]

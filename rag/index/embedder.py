@@ -1,4 +1,5 @@
-"""Embedders: the bundled sentence-transformers model, or a tiny deterministic fake for tests."""
+"""Embedders: the bundled sentence-transformers model, or a tiny deterministic fake for tests;
+the ONNX and server ones (onnx_embedder.py, embedder_server.py) are chosen here from settings."""
 
 import hashlib
 import math
@@ -109,9 +110,24 @@ def embedder_name(model: str, backend: str = "torch") -> str:
     ONNX Runtime in full precision gives PyTorch's vectors (within 1e-6), so 'onnx' shares the
     index; int8 weights move them (cosine to PyTorch 0.99-0.999), so 'onnx-int8' names a
     different embedder and an index built by one is refused by the other until re-ingested.
+    A server ('openai') running the same model shares the index too; embedder_check.py refuses
+    one whose vectors differ all the same.
     """
     name = model if model in ("fake", BUNDLED_EMBEDDER) else Path(model).resolve().name
     return f"{name} (int8)" if backend == "onnx-int8" and model != "fake" else name
+
+
+def model_folder(model: str) -> Path:
+    """The local folder of the model named in settings (the bundled one, or a path)."""
+    if model == BUNDLED_EMBEDDER:
+        return bundled_model_path()
+    if Path(model).is_dir():
+        return Path(model)
+    raise ConfigError(
+        f"Embedding model '{model}' is neither '{BUNDLED_EMBEDDER}', 'fake', nor a local "
+        "folder; models cannot be downloaded here, so set RAG_EMBEDDING_MODEL to one of those "
+        "(with RAG_EMBEDDING_BACKEND=openai, a folder holding the served model's tokenizer)."
+    )
 
 
 def load_embedder(
@@ -120,32 +136,53 @@ def load_embedder(
     """The embedder named in settings: the bundled model, 'fake', or a local model folder.
 
     `backend` runs a real model with PyTorch ('torch') or ONNX Runtime ('onnx', 'onnx-int8',
-    exported once into `onnx_dir`); the fake ignores it.
+    exported once into `onnx_dir`); the fake ignores it. A server ('openai') needs its settings:
+    `embedder_from_settings`.
     """
     if model == "fake":
         return FakeEmbedder()
-    if model == BUNDLED_EMBEDDER:
-        path = bundled_model_path()
-    elif Path(model).is_dir():
-        path = Path(model)
-    else:
-        raise ConfigError(
-            f"Embedding model '{model}' is neither '{BUNDLED_EMBEDDER}', 'fake', nor a local "
-            "folder; models cannot be downloaded here, so set RAG_EMBEDDING_MODEL to one of those."
-        )
+    path = model_folder(model)
     name = embedder_name(model, backend)
     if backend == "torch":
         return SentenceTransformerEmbedder(path, name, batch_size)
     if backend not in ONNX_FILES:
         raise ConfigError(
-            f"Unknown embedding backend '{backend}'; choose torch, {', '.join(ONNX_FILES)}."
+            f"Unknown embedding backend '{backend}' here; choose torch, {', '.join(ONNX_FILES)}, "
+            "or openai through settings."
         )
     cache_dir = export_folder(onnx_dir or get_settings().onnx_dir, embedder_name(model), path)
     return OnnxEmbedder(path, name, backend, cache_dir, batch_size)
 
 
+def server_embedder(settings) -> Embedder:
+    """RAG_EMBEDDING_BACKEND=openai: the configured server, with the local model's tokenizer."""
+    from rag.index.embedder_server import ServerEmbedder
+
+    server = settings.embedding_server
+    if not server.base_url:
+        raise ConfigError(
+            "RAG_EMBEDDING_BACKEND=openai needs RAG_EMBEDDING_SERVER__BASE_URL, the embeddings "
+            "server's OpenAI-compatible root (e.g. http://127.0.0.1:7997); or set "
+            "RAG_EMBEDDING_BACKEND=torch to embed on this machine."
+        )
+    name = embedder_name(settings.embedding_model, "openai")
+    return ServerEmbedder(
+        server.base_url,
+        server.model or name,
+        model_folder(settings.embedding_model),
+        name,
+        server.api_key.get_secret_value() if server.api_key else None,
+        server.batch_size,
+        server.concurrency,
+        server.timeout_s,
+    )
+
+
 def embedder_from_settings(settings) -> Embedder:
-    """The configured embedder: model, batch size, backend and ONNX cache from settings."""
+    """The configured embedder: model, batch size, backend and ONNX cache (or server) from
+    settings."""
+    if settings.embedding_backend == "openai" and settings.embedding_model != "fake":
+        return server_embedder(settings)
     return load_embedder(
         settings.embedding_model,
         settings.embedding_batch_size,

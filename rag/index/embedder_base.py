@@ -12,6 +12,11 @@ class Embedder(ABC):
     name: str
     window: int  # word pieces the model reads, special tokens included
     special_tokens: int = 2
+    # Whether the model runs on this machine's cores. Ingest then embeds one group at a time:
+    # overlapping it with the Chroma writes only takes cores from the model's own threads
+    # (2 busy cores, 4 paired runs of benchmarks.ingest: 5-12% slower each time). A server's
+    # embeddings are overlapped.
+    computes_here: bool = True
 
     @abstractmethod
     def embed(self, texts: list[str]) -> list[list[float]]:

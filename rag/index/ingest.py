@@ -1,16 +1,22 @@
-"""Ingest: upsert papers into the store keyed by chunk ids; unchanged papers cost nothing."""
+"""Ingest: upsert papers into the store keyed by chunk ids; unchanged papers cost nothing.
+With an embeddings server, embedding runs a few writes ahead of the Chroma writes."""
 
+import time
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
 from rag.index.chunking import Chunker
+from rag.index.progress import progress_class
 from rag.index.store import ChromaStore, IndexedPaper, chunk_metadata, content_hash
 from rag.models import Paper, normalize_text
 from rag.sentences import evidence_sentences
 
-CHUNKS_PER_WRITE = 256
-PAPERS_PER_WRITE = 64  # papers whose sentences are embedded and written at once
+CHUNKS_PER_WRITE = 128  # ~60 papers of ~2 chunks: progress shows every few seconds
+PAPERS_PER_WRITE = 64  # papers whose sentences are embedded and written at once (catch-up pass)
+EMBED_AHEAD = 2  # groups embedded ahead of the one being written (bounds memory)
 
 
 class IngestReport(BaseModel):
@@ -24,6 +30,8 @@ class IngestReport(BaseModel):
     errors: int = 0
     problems: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)  # ignored parts of accepted records
+    seconds: float = 0.0  # the whole run: reading, planning, embedding, writing, BM25
+    papers_per_s: float = 0.0  # papers added or updated per second of embedding and writing
 
 
 class Plan(BaseModel):
@@ -98,28 +106,33 @@ def ingest(
     chunker: Chunker,
     prune: bool = False,
     show_progress: bool = True,
+    progress_style: str = "auto",
 ) -> IngestReport:
     """Write new and changed papers, drop obsolete chunks, and (with prune) vanished papers.
     New chunks are written before old ones are deleted, so an interrupted ingest never loses a
-    paper and the next run converges."""
-    from tqdm import tqdm
+    paper and the next run converges. `progress_style`: see rag.index.progress."""
+    from rag.index.embedder_check import check_embedder
 
     plan = plan_ingest(papers, store.indexed_papers(), chunker.signature, prune)
     complete = store.sentences_complete()
+    if plan.write or not complete:  # the embedder is used: it must be the index's
+        check_embedder(store, chunker.embedder, record=True)
     if complete and plan.write:  # until this run ends, a kill may leave papers without them
         store.mark_sentences_complete(False)
-    with tqdm(
-        total=len(plan.write),
-        desc="Indexing papers",
-        unit="paper",
-        disable=not show_progress or None,
-    ) as bar:
-        for batch in batches(plan.write, chunker):
-            written = _write(batch, store, chunker)
-            _write_sentences([paper for paper, _ in batch], store, chunker)
+    started = time.monotonic()
+    reporter = progress_class(progress_style if show_progress and plan.write else "none")
+    with reporter("Indexing papers", len(plan.write), "paper") as progress:
+        for batch, vectors, sentences, sentence_vectors in embed_ahead(
+            batches(plan.write, chunker), store, chunker
+        ):
+            written = _write(batch, store, chunker, vectors)
+            if sentences:
+                store.write_sentences(sentences, sentence_vectors)
             old = set().union(*(plan.obsolete.get(paper.paper_id, set()) for paper, _ in batch))
             store.delete(sorted(old - written))
-            bar.update(len(batch))
+            progress.advance(len(batch))
+    if plan.write:
+        plan.report.papers_per_s = round(len(plan.write) / (time.monotonic() - started), 2)
     store.delete(plan.removed)
     if not complete:  # papers indexed before sentence vectors, or by a run that was cut short
         writing = {paper.paper_id for paper in plan.write}
@@ -129,7 +142,54 @@ def ingest(
     return plan.report
 
 
-def _write(batch: list[tuple[Paper, list]], store: ChromaStore, chunker: Chunker) -> set[str]:
+def embed_ahead(groups, store: ChromaStore, chunker: Chunker, depth: int | None = None):
+    """Each group of (paper, chunks) with the vectors of its chunks and of those of its
+    evidence sentences that are new: (group, chunk vectors, sentences, sentence vectors).
+
+    One worker thread embeds up to `depth` groups ahead while the caller writes, in order (by
+    default EMBED_AHEAD for an embeddings server, 0 — one at a time — for a model running here,
+    see Embedder.computes_here); the chunks and sentences of a group go to the embedder in one
+    call (it sorts them by length)."""
+    if depth is None:
+        depth = 0 if getattr(chunker.embedder, "computes_here", True) else EMBED_AHEAD
+    scheduled: set[str] = set()  # sentences already given to the embedder in this run
+    pending: deque = deque()
+    # depth 0 embeds in this thread, so Ctrl-C stops a long local embedding at once
+    pool = ThreadPoolExecutor(1, thread_name_prefix="embed") if depth else None
+    try:
+        for group in groups:
+            texts = [chunk.text for _, chunks in group for chunk in chunks]
+            wanted = {s for paper, _ in group for s in evidence_sentences(paper)} - scheduled
+            sentences = sorted(wanted - store.known_sentences(sorted(wanted)))
+            scheduled |= wanted
+            job = _start(pool, chunker.embedder.embed, texts + sentences)
+            pending.append((group, len(texts), sentences, job))
+            if len(pending) > depth:
+                yield _embedded(*pending.popleft())
+        while pending:
+            yield _embedded(*pending.popleft())
+    finally:  # an error or an interrupt: what was not started never starts
+        if pool:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start(pool: ThreadPoolExecutor | None, embed, texts: list[str]) -> Future:
+    """The embedding of `texts`, running in the pool, or done here and now without one."""
+    if pool:
+        return pool.submit(embed, texts)
+    done: Future = Future()
+    done.set_result(embed(texts))
+    return done
+
+
+def _embedded(group, n_chunks: int, sentences: list[str], job):
+    vectors = job.result()
+    return group, vectors[:n_chunks], sentences, vectors[n_chunks:]
+
+
+def _write(
+    batch: list[tuple[Paper, list]], store: ChromaStore, chunker: Chunker, vectors: list
+) -> set[str]:
     ids, texts, metadatas = [], [], []
     for paper, chunks in batch:
         paper_hash = content_hash(paper, chunker.signature)
@@ -137,7 +197,7 @@ def _write(batch: list[tuple[Paper, list]], store: ChromaStore, chunker: Chunker
             ids.append(chunk.chunk_id)
             texts.append(chunk.text)
             metadatas.append(chunk_metadata(paper, chunk, len(chunks), paper_hash))
-    store.write(ids, texts, chunker.embedder.embed(texts), metadatas)
+    store.write(ids, texts, vectors, metadatas)
     return set(ids)
 
 

@@ -44,6 +44,7 @@ class Retriever:
         self.store = open_store(settings)
         self.embedder = embedder or embedder_from_settings(settings)
         self._refreshing = threading.Lock()
+        self.embedder_checked = False
         self._load(BM25Index(settings.bm25_dir))
 
     def _load(self, lexical) -> None:
@@ -87,6 +88,7 @@ class Retriever:
                 return []
         tuning = self.settings.retrieval
         depth = max(tuning.min_depth, tuning.depth_per_k * k)
+        self._check_embedder()
         vector = self.embedder.embed([query])[0]
         dense = self._dense(vector, depth, allowed) if mode != "bm25" else {}
         lexical = self._bm25(query, depth, allowed) if mode != "dense" else {}
@@ -126,6 +128,14 @@ class Retriever:
         abstract = self.store.abstracts([paper_id])[paper_id]
         paper = self.catalog.get(paper_id).model_copy(update={"abstract": abstract})
         return Source(paper=paper, passage=paper.abstract, score=1.0, relevance=1.0, named=True)
+
+    def _check_embedder(self) -> None:
+        """Once, before the first query vector: the embedder gives the index's vectors."""
+        if not self.embedder_checked:
+            from rag.index.embedder_check import check_embedder
+
+            check_embedder(self.store, self.embedder)
+            self.embedder_checked = True
 
     def _dense(self, vector, depth: int, allowed: list[str] | None) -> dict:
         hits = self.store.query(vector, depth, allowed)
