@@ -201,14 +201,15 @@ def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, 
 
 
 def test_the_trash_icon_clears_the_context_of_the_next_question(fake_app, page):
-    url, backend = fake_app
+    url, _ = fake_app
     page.goto(url)
     ask(page, PRICING_QUESTION, 1)
     page.get_by_label("Clear").click()
     page.wait_for_function("!document.querySelector('#chat').innerText.includes(' s')")
     ask(page, "What data does it use?", 1)
-    # with the earlier turn as context, "it" would be BayesCoxCP, answered and cited
-    assert PRICING not in page.inner_text("#chat") and len(backend.prompts) == 1
+    # with the earlier turn as context, "it" would be BayesCoxCP, answered and cited (the
+    # question alone now reaches the model too, so the number of prompts tells nothing)
+    assert PRICING not in page.inner_text("#chat")
     assert "Sources of answer 1: “What data does it use?”" in page.inner_text("#sources")
 
 
