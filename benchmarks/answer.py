@@ -51,7 +51,7 @@ def main() -> None:
             for event in answerer.ask(question):
                 if isinstance(event, Answer):
                     abstained += event.abstained
-                    fallbacks += bool(event.notices) and event.backend != name
+                    fallbacks += event.fallback_from is not None
                 elif first is None:
                     first = time.perf_counter() - started
             totals.append(time.perf_counter() - started)
