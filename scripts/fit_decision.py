@@ -118,6 +118,9 @@ class Paraphraser:
     ("reinitializes" -> "resets"), so that a question made of a paper's sentence is not in
     the abstract's wording (real questions rarely are)."""
 
+    # share: the chance each word is swapped (0.5 left most generated questions in the abstract's
+    # words; 0.8 spread their lexical coverage over what real questions show); 0.6: the cosine
+    # below which the nearest word is too far to stand for it. Both set by reading the output.
     def __init__(self, papers, embedder, rng: random.Random, share: float = 0.8):
         words = sorted({w.lower() for p in papers for w in re.findall(r"[A-Za-z]{4,}", p.abstract)})
         self.words = [w for w in words if stems(w)]

@@ -31,6 +31,8 @@ SIGNS = {
     "unknown": -1,
     "named": 1,
 }
+# Set by hand from typed typos ("gradeint", "atack", "continul"): shorter words have too many
+# near neighbours to correct; 0.8 is difflib's ratio for one letter swapped in a 5-letter stem.
 TYPO_MIN_LENGTH, TYPO_SIMILARITY = 5, 0.8
 # How people abbreviate what abstracts spell out; read as the words when the corpus never uses
 # the abbreviation itself.
@@ -101,9 +103,6 @@ class Lexicon:
     def idf_of(self, frequency: int) -> float:
         return math.log(1 + (self.documents - frequency + 0.5) / (frequency + 0.5))
 
-    def idf(self, words: set[str]) -> dict[str, float]:
-        return {w: self.idf_of(n) for w, n in self.frequencies(words).items()}
-
 
 def features(
     question, topic: set[str], papers: list[PaperView], lexicon: Lexicon, pairs=frozenset()
@@ -112,9 +111,10 @@ def features(
     neighbouring topic stems (`pairs`; the share a paper has side by side is "phrases", 1 for a
     one-word topic covered)."""
     topic = lexicon.corrected(topic)
-    idf = lexicon.idf(topic)
+    frequencies = lexicon.frequencies(topic)
+    idf = {w: lexicon.idf_of(n) for w, n in frequencies.items()}
     total = sum(idf.values()) or 1.0
-    unknown = sum(lexicon.frequencies(topic).get(w, 0) == 0 for w in topic) / max(len(topic), 1)
+    unknown = sum(n == 0 for n in frequencies.values()) / max(len(topic), 1)
     rows = []
     for paper in papers:
         missing = [idf[w] for w in topic if w not in paper.words]
@@ -189,19 +189,21 @@ class Relevance:
         return features(vector, intent.topic, self.views(sources), self.lexicon, intent.pairs)
 
     def views(self, sources: list[Source]) -> list[PaperView]:
+        """What the features read of each source: its chunk vectors and sentence vectors (both
+        stored at ingest, fetched in one call each) and its words."""
         chunks = self.retriever.store.embeddings([s.paper.paper_id for s in sources])
+        texts = [evidence_sentences(source.paper) for source in sources]
+        vectors = np.asarray(self.embedder.embed([t for own in texts for t in own]))
+        ends = np.cumsum([len(own) for own in texts])
         views = []
-        for source in sources:
-            texts = evidence_sentences(source.paper)
+        for source, end, own in zip(sources, ends, texts):
             text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-            words = stems(text) | joined_compounds(text)
-            pairs = pairs_of(text)
             views.append(
                 PaperView(
                     chunks=np.asarray(chunks.get(source.paper.paper_id, [])),
-                    sentences=np.asarray(self.embedder.embed(texts)),
-                    words=words,
-                    pairs=pairs,
+                    sentences=vectors[end - len(own) : end],
+                    words=stems(text) | joined_compounds(text),
+                    pairs=pairs_of(text),
                     named=source.named,
                 )
             )

@@ -35,7 +35,9 @@ ASKS = re.compile(
     r"define|list|show|find|name|tl;?dr)\b",
     re.IGNORECASE,
 )
-FRAGMENT_WORDS = 6
+FRAGMENT_WORDS = (
+    6  # by hand: a bare topic is 1-5 words; questions without a question word run longer
+)
 # The frame of a list question, removed before its conditions are read.
 LIST_FRAME = re.compile(
     r"^\s*(which|what|list|name|are there|do any|find|show|any|some)\b[^?]{0,40}?"
@@ -68,6 +70,8 @@ CONTINUES = re.compile(
 # "Which one ...", "which of those ...": a choice among several papers.
 CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
 SHORT = 3  # words; "What datasets?" continues the conversation even without a pronoun
+# Lists of words below are written from the kinds of question researchers type (framing verbs,
+# details abstracts leave out), not fitted to any question set.
 # Words that frame a question rather than say what it is about ("anything on X?", "papers that
 # deal with X", "tell me about X"), as stems; with rag.sentences.GENERIC they are no topic.
 FRAME = set(

@@ -5,6 +5,7 @@ sentence of the paper it cites."""
 
 import numpy as np
 
+from rag.answer.decision import FEATURES
 from rag.answer.intent import Intent
 from rag.answer.lines import closest_sentences, list_line
 from rag.answer.support import unknown_names
@@ -89,6 +90,19 @@ def accepted_papers(
         chosen = [sources[i] for _, i in ranked if accepted[i] or sources[i].named]
     closest = closest_sentences(chosen, question, embedder)
     return [(source, sentence) for source, (_, sentence) in zip(chosen, closest) if sentence]
+
+
+def decided_papers(
+    sources: list[Source], rows, decision, intent: Intent, embedder, tuning: AnswerTuning
+) -> tuple[list[tuple[Source, str]], list[float]]:
+    """The sources the calibrated decision accepts — probability at least its threshold, at
+    least `list_phrases` of the question's neighbouring topic words side by side, every
+    condition met — as picks (see `accepted_papers`); and every source's probability."""
+    rates = [float(p) for p in decision.probabilities(rows)]
+    phrases = rows[:, FEATURES.index("phrases")] >= tuning.list_phrases
+    met = meets(sources, intent.conditions, embedder, tuning)
+    accepted = [r >= decision.threshold and p and m for r, p, m in zip(rates, phrases, met)]
+    return accepted_papers(sources, accepted, rates, intent.text, embedder), rates
 
 
 def list_answer(picks: list[tuple[Source, str]]) -> str:

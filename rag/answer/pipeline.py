@@ -15,8 +15,8 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
 from rag.answer.intent import Intent, carries_on, classify, in_english
 from rag.answer.language import ENGLISH_ONLY
-from rag.answer.decision import FEATURES, Relevance
-from rag.answer.listing import accepted_papers, list_answer, meets, relevant_papers
+from rag.answer.decision import Relevance
+from rag.answer.listing import decided_papers, list_answer, relevant_papers
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.support import unknown_names
 from rag.answer.verdict import Reason, notice
@@ -221,19 +221,15 @@ class Answerer:
 
     def _complete_list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer listing every paper the decision accepts among the
-        list_depth candidates, saying how many there are."""
+        list_depth candidates (and those the rules accept among the top k), saying how many
+        there are."""
         rows = self.relevance.assess(intent, sources)
-        rates = list(self.relevance.decision.probabilities(rows))
-        phrases = rows[:, FEATURES.index("phrases")] >= self.tuning.list_phrases
-        met = meets(sources, intent.conditions, self.embedder, self.tuning)
-        threshold = self.relevance.decision.threshold
-        accepted = [r >= threshold and p and m for r, p, m in zip(rates, phrases, met)]
-        picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
-        if not self._irrelevant(intent, sources[: self.settings.top_k]):
-            ruled = relevant_papers(
-                sources[: self.settings.top_k], intent, self.embedder, self.tuning
-            )
+        decision = self.relevance.decision
+        picks, rates = decided_papers(sources, rows, decision, intent, self.embedder, self.tuning)
+        top = sources[: self.settings.top_k]
+        if not self._irrelevant(intent, top, rates[: len(top)]):
             known = {source.paper.paper_id for source, _ in picks}
+            ruled = relevant_papers(top, intent, self.embedder, self.tuning)
             picks += [pick for pick in ruled if pick[0].paper.paper_id not in known]
         if not picks:
             yield from self._no_list(intent, sources, draft)
@@ -318,15 +314,15 @@ class Answerer:
         """Turn raw model text into a checked Answer (see `rag.answer.checking`)."""
         return self.checker.check(raw, sources, draft)
 
-    def _irrelevant(self, intent: Intent, sources: list[Source]) -> bool:
-        """The relevance gate: no retrieved paper answers (by the calibrated decision, or by the
-        answerability score and min_relevance)."""
+    def _irrelevant(self, intent: Intent, sources: list[Source], rates=None) -> bool:
+        """The relevance gate: no retrieved paper answers, by the answerability score and
+        min_relevance, nor (calibrated) by the decision (`rates`, when already computed)."""
         if not sources:
             return True
         if self.retriever.answerability(intent.text, sources) >= self.tuning.min_relevance:
             return False
         if self.tuning.decision == "calibrated":
-            rates = self.relevance.rate(intent, sources)
+            rates = self.relevance.rate(intent, sources) if rates is None else rates
             return max(rates) < self.relevance.decision.threshold
         return True
 

@@ -146,11 +146,13 @@ class BM25Index:
         if self.model is None:
             return dict.fromkeys(words, 0)
         vocabulary, indptr = self.model.vocab_dict, self.model.scores["indptr"]
-        ends = [*indptr[1:], len(self.model.scores["data"])]  # column t spans indptr[t]:ends[t]
-        return {
-            w: int(ends[vocabulary[w]] - indptr[vocabulary[w]]) if w in vocabulary else 0
-            for w in words
-        }
+        last = len(self.model.scores["data"])  # where the last column ends
+
+        def count(column: int) -> int:
+            end = indptr[column + 1] if column + 1 < len(indptr) else last
+            return int(end - indptr[column])
+
+        return {w: count(vocabulary[w]) if w in vocabulary else 0 for w in words}
 
     def outdated(self) -> bool:
         """Whether an ingest has rebuilt the index on disk since this one was loaded."""
