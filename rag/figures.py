@@ -48,7 +48,8 @@ def number_key(number: str) -> str:
 
 
 # What a figure measures: the CONTEXT_WORDS content words on each side of it, within
-# CONTEXT_CHARS, other than its paper's title words.
+# CONTEXT_CHARS, other than its paper's title words. How the text is read, not a decision:
+# "a learning rate of 0.1", "an iteration complexity of $O(n^2)$".
 CONTEXT_CHARS, CONTEXT_WORDS = 40, 2
 
 

@@ -26,6 +26,13 @@ class RetrievalTuning(BaseModel):
         le=50,
     )
     min_depth: int = tuned(50, "Fewest chunks each of dense and BM25 search returns.", ge=1)
+    min_title_ratio: float = tuned(
+        0.9,
+        "A typed title names a paper when its key (lowercased words) matches the paper's with at "
+        "least this difflib ratio; by hand, so that a typo or a dropped word still matches.",
+        ge=0.0,
+        le=1.0,
+    )
     depth_per_k: int = tuned(10, "Chunks searched per paper wanted (depth = max(min, k x this)).")
     coverage_weight: float = tuned(
         0.2,
@@ -161,6 +168,46 @@ class AnswerTuning(BaseModel):
     )
     extractive_min_similarity: float = tuned(
         0.3, "The extractive answer never cites a sentence further than this from the question."
+    )
+    fragment_words: int = tuned(
+        6,
+        "A question of at most this many words with no question word ('spectral bias', 'graph "
+        "attacks defense?') is a search for the papers on it. By hand: a bare topic is 1-5 words; "
+        "questions without a question word run longer.",
+        ge=1,
+    )
+    follow_up_words: int = tuned(
+        3,
+        "A question of at most this many words continues the conversation even without a pronoun "
+        "('What datasets?'). By hand, from the dev set's follow-ups.",
+        ge=0,
+    )
+    non_latin_share: float = tuned(
+        0.3,
+        "A question whose letters are more than this share non-Latin (Chinese, Cyrillic, ...) is "
+        "answered 'please ask in English': the embedder reads English only. By hand: English "
+        "questions with a Greek formula stay well under it.",
+        ge=0.0,
+        le=1.0,
+    )
+    typo_min_length: int = tuned(
+        5,
+        "Only words of at least this many letters are corrected as typos: shorter ones match "
+        "too many corpus words. Set by reading the as-typed question sets.",
+        ge=1,
+    )
+    typo_similarity: float = tuned(
+        0.8,
+        "A word the corpus never uses is read as the corpus word it matches with at least this "
+        "difflib ratio ('gradeint' -> 'gradient'); set with typo_min_length.",
+        ge=0.0,
+        le=1.0,
+    )
+    source_words: int = tuned(
+        160,
+        "Words of each passage shown to the model (the whole abstract for a named paper's "
+        "summary): prompt length is latency on a CPU (~43-99 prompt tokens/s).",
+        ge=20,
     )
     figure_first: float = tuned(
         1.0,

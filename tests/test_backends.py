@@ -17,7 +17,7 @@ def prompt_for(retriever) -> Prompt:
 
     sources = retriever.search(PRICING_QUESTION, k=2)
     return Prompt(
-        messages=answer_messages(PRICING_QUESTION, sources),
+        messages=answer_messages(PRICING_QUESTION, sources, 160),
         sources=sources,
         question=PRICING_QUESTION,
         max_tokens=60,

@@ -104,7 +104,7 @@ def answerer_prompt(answerer):
     from rag.llm import Prompt
 
     sources = answerer.retriever.search(PRICING_QUESTION, 2)
-    return Prompt(messages=answer_messages(PRICING_QUESTION, sources), sources=sources)
+    return Prompt(messages=answer_messages(PRICING_QUESTION, sources, 160), sources=sources)
 
 
 def test_side_tasks_run_in_a_second_model_process_of_their_own(tmp_path, seed_index):

@@ -9,11 +9,13 @@ from rag.models import Message, normalize_text
 MAX_REWRITE_TOKENS = 60
 
 
-def standalone_question(question: str, history: list[Message], rewriter=None) -> str:
+def standalone_question(
+    question: str, history: list[Message], rewriter=None, short_words: int = 3
+) -> str:
     """The question made self-contained. An LLM rewrites it when one is available; otherwise
     (or if the rewrite fails) the previous user question is prepended."""
     earlier = [m.content for m in history if m.role == "user"]
-    if not earlier or not continues(question):
+    if not earlier or not continues(question, short_words):
         return question  # a new topic stands alone
     if rewriter is not None:
         from rag.llm import Prompt

@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from rag.answer.intent import joined_compounds, pairs_of
+from rag.answer.intent import DEFAULT, joined_compounds, pairs_of
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stems
+from rag.tuning import AnswerTuning
 
 PARAMETERS = Path(__file__).with_name("decision.json")
 FEATURES = ("chunk", "sentence", "lexical", "phrases", "missing", "unknown", "named", "short")
@@ -33,7 +34,6 @@ SIGNS = {
 }
 # Set by hand from typed typos ("gradeint", "atack", "continul"): shorter words have too many
 # near neighbours to correct; 0.8 is difflib's ratio for one letter swapped in a 5-letter stem.
-TYPO_MIN_LENGTH, TYPO_SIMILARITY = 5, 0.8
 # How people abbreviate what abstracts spell out; read as the words when the corpus never uses
 # the abbreviation itself.
 ABBREVIATIONS = {
@@ -76,21 +76,22 @@ class Lexicon:
     """Inverse document frequencies of stemmed words over the index's chunks, and the corpus
     word a typo stands for."""
 
-    def __init__(self, frequencies, documents: int, vocabulary=()):
+    def __init__(self, frequencies, documents: int, vocabulary=(), tuning: AnswerTuning = DEFAULT):
         self.frequencies, self.documents = frequencies, max(documents, 1)
-        self.vocabulary = sorted(w for w in vocabulary if len(w) >= TYPO_MIN_LENGTH)
+        self.min_length, self.similarity = tuning.typo_min_length, tuning.typo_similarity
+        self.vocabulary = sorted(w for w in vocabulary if len(w) >= self.min_length)
 
     def corrected(self, words: set[str]) -> set[str]:
         """The words, each one the corpus never uses replaced by the corpus word it is a likely
-        typo of ("gradeint" -> "gradient"; difflib ratio >= TYPO_SIMILARITY)."""
+        typo of ("gradeint" -> "gradient"; difflib ratio >= AnswerTuning.typo_similarity)."""
         import difflib
 
         unknown = {w for w, n in self.frequencies(words).items() if n == 0}
         spelled = {w: stems(ABBREVIATIONS[w]) for w in unknown if w in ABBREVIATIONS}
         fixed = {
-            w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=TYPO_SIMILARITY)
+            w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=self.similarity)
             for w in unknown - set(spelled)
-            if len(w) >= TYPO_MIN_LENGTH
+            if len(w) >= self.min_length
         }
         kept = {(fixed.get(w) or [w])[0] for w in words if w not in spelled}
         return kept.union(*spelled.values())
@@ -162,8 +163,10 @@ class Decision(BaseModel):
 class Relevance:
     """Rates retrieved papers for a question with the bundled decision."""
 
-    def __init__(self, retriever, embedder, decision: Decision | None = None):
-        self.retriever, self.embedder = retriever, embedder
+    def __init__(
+        self, retriever, embedder, decision: Decision | None = None, tuning: AnswerTuning = DEFAULT
+    ):
+        self.retriever, self.embedder, self.tuning = retriever, embedder, tuning
         self.decision = decision or Decision.bundled()
 
     @property
@@ -173,7 +176,7 @@ class Relevance:
         if getattr(self, "_lexicon_of", None) is not index:
             self._lexicon_of = index
             self._lexicon = Lexicon(
-                index.document_frequencies, len(index.chunk_ids), index.vocabulary
+                index.document_frequencies, len(index.chunk_ids), index.vocabulary, self.tuning
             )
         return self._lexicon
 

@@ -11,6 +11,9 @@ from pydantic import BaseModel
 from rag.answer.language import not_english
 from rag.figures import asked_figure
 from rag.sentences import stem_list, stems
+from rag.tuning import AnswerTuning
+
+DEFAULT = AnswerTuning()
 
 # Plural only: "which paper ..." asks for one, and "studies"/"works" are usually verbs.
 LIST_QUESTION = re.compile(
@@ -34,9 +37,6 @@ ASKS = re.compile(
     r"did|can|could|should|would|will|has|have|explain|describe|summari[sz]e|compare|tell|give|"
     r"define|list|show|find|name|tl;?dr)\b",
     re.IGNORECASE,
-)
-FRAGMENT_WORDS = (
-    6  # by hand: a bare topic is 1-5 words; questions without a question word run longer
 )
 # The frame of a list question, removed before its conditions are read.
 LIST_FRAME = re.compile(
@@ -69,7 +69,6 @@ CONTINUES = re.compile(
 )
 # "Which one ...", "which of those ...": a choice among several papers.
 CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
-SHORT = 3  # words; "What datasets?" continues the conversation even without a pronoun
 # Lists of words below are written from the kinds of question researchers type (framing verbs,
 # details abstracts leave out), not fitted to any question set.
 # Words that frame a question rather than say what it is about ("anything on X?", "papers that
@@ -146,7 +145,12 @@ class Intent(BaseModel):
 
 
 def classify(
-    question: str, text: str | None = None, named=(), scope=None, summary: bool = False
+    question: str,
+    text: str | None = None,
+    named=(),
+    scope=None,
+    summary: bool = False,
+    tuning: AnswerTuning = DEFAULT,
 ) -> Intent:
     """The intent of `question`, whose standalone form is `text` (the question itself when it
     stands alone)."""
@@ -157,7 +161,7 @@ def classify(
         named=set(named),
         scope=set(scope) if scope else None,
         summary=summary,
-        is_list=bool(LIST_QUESTION.search(text)) or is_fragment(text),
+        is_list=bool(LIST_QUESTION.search(text)) or is_fragment(text, tuning.fragment_words),
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
         figure=asked_figure(text),
@@ -193,14 +197,14 @@ def joined_compounds(text: str) -> set[str]:
     return stems(" ".join(re.sub(r"[-‐‑–]", "", m) for m in HYPHENATED.findall(text)))
 
 
-def is_fragment(text: str) -> bool:
+def is_fragment(text: str, most_words: int) -> bool:
     """A few words that ask nothing: a topic typed into a search box."""
-    return len(text.split()) <= FRAGMENT_WORDS and not ASKS.search(text)
+    return len(text.split()) <= most_words and not ASKS.search(text)
 
 
-def in_english(question: str) -> bool:
+def in_english(question: str, tuning: AnswerTuning = DEFAULT) -> bool:
     """Whether the embedding model can read the question (see rag.answer.language)."""
-    return not not_english(question)
+    return not not_english(question, tuning.non_latin_share)
 
 
 def conditions_of(question: str) -> list[str]:
@@ -220,10 +224,10 @@ def carries_on(question: str) -> bool:
     return bool(CONTINUES.search(question))
 
 
-def continues(question: str) -> bool:
+def continues(question: str, short_words: int) -> bool:
     """Whether the question leans on the conversation so far (pronouns, "which one", "also", or
     too short to stand alone)."""
-    return refers_back(question) or carries_on(question) or len(question.split()) <= SHORT
+    return refers_back(question) or carries_on(question) or len(question.split()) <= short_words
 
 
 def chooses(question: str) -> bool:

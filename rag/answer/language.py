@@ -19,17 +19,16 @@ delle degli per uma são quais como het een zijn welke hoe artikel articles art�
 studien""".split()
 )
 LETTER = re.compile(r"[^\W\d_]")
-MAX_NON_LATIN_SHARE = 0.3
 
 
-def not_english(question: str) -> bool:
+def not_english(question: str, max_non_latin_share: float) -> bool:
     """True when the question is clearly not English: mostly non-Latin letters (Chinese,
     Cyrillic, ...), or Latin-script words with no English function word and a foreign one."""
     letters = LETTER.findall(question)
     if not letters:
         return False
     non_latin = sum(ord(c) > 0x24F for c in letters)
-    if non_latin / len(letters) > MAX_NON_LATIN_SHARE:
+    if non_latin / len(letters) > max_non_latin_share:  # AnswerTuning.non_latin_share
         return True
     words = {w.strip("'’").lower() for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", question)}
     words |= {part for w in words for part in re.split(r"['’]", w)}

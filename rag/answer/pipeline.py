@@ -75,7 +75,7 @@ class Answerer:
         self.retriever = retriever or Retriever(settings, embedder=embedder)
         self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
-        self.relevance = Relevance(self.retriever, self.embedder)
+        self.relevance = Relevance(self.retriever, self.embedder, tuning=self.tuning)
         tools = Tools(self.embedder, self.retriever.metadata, self.tuning, self.backend)
         self.checker = Checker(tools)
 
@@ -90,7 +90,7 @@ class Answerer:
         in the process for side tasks (a running chat server calls this at launch, so the first
         question does not wait for them)."""
         backend = self.backend()
-        backend.warm(Prompt(messages=answer_messages("", []), max_tokens=1))
+        backend.warm(Prompt(messages=answer_messages("", [], 0), max_tokens=1))
         backend.side_tasks().warm(Prompt(messages=judge_messages("", None), max_tokens=1))
 
     def backend_name(self) -> str:
@@ -115,8 +115,8 @@ class Answerer:
         question = check_question(question)
         history = bounded_history(history)
         self.retriever.refresh()  # papers an ingest (by any process) added are answered from
-        if not in_english(question):
-            draft = self._draft(classify(question), started)
+        if not in_english(question, self.tuning):
+            draft = self._draft(classify(question, tuning=self.tuning), started)
             yield from shown(abstention(draft, [], Reason.NOT_ENGLISH, text=ENGLISH_ONLY))
             return
         intent = self._intent(question, history)
@@ -157,7 +157,7 @@ class Answerer:
             sources = select(sources, self.tuning)
             passages = focus(sources, intent.text, self.embedder, self.settings.source_words)
             prompt = Prompt(
-                messages=answer_messages(intent.text, passages),
+                messages=answer_messages(intent.text, passages, self.tuning.source_words),
                 sources=sources,
                 question=intent.text,
                 max_tokens=self.settings.max_answer_tokens,
@@ -168,22 +168,22 @@ class Answerer:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
         target = check_question(target)
         self.retriever.refresh()
-        draft = self._draft(classify(f"Summarize: {target}", summary=True))
+        draft = self._draft(classify(f"Summarize: {target}", summary=True, tuning=self.tuning))
         paper_id = self.retriever.catalog.find_title(target)
         if paper_id:
             sources = [self.retriever.source_for(paper_id)]
         else:
             sources = self.retriever.search(target, k or self.settings.top_k)
-        if self._irrelevant(classify(target), sources):
+        if self._irrelevant(classify(target, tuning=self.tuning), sources):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
             return
         prompt = Prompt(
-            messages=summary_messages(target, sources, bool(paper_id)),
+            messages=summary_messages(target, sources, bool(paper_id), self.tuning.source_words),
             sources=sources,
             question=target,
             max_tokens=self.settings.max_answer_tokens,
         )
-        yield from self._answer(prompt, draft, classify(target))
+        yield from self._answer(prompt, draft, classify(target, tuning=self.tuning))
 
     def _intent(self, question: str, history: list[Message]) -> Intent:
         """The question classified, after a follow-up is made standalone: "which of those ..."
@@ -195,8 +195,10 @@ class Answerer:
         if scope or (named and not carries_on(question)):
             standalone = question
         else:
-            standalone = standalone_question(question, history, self._rewriter())
-        return classify(question, standalone, named, scope)
+            standalone = standalone_question(
+                question, history, self._rewriter(), self.tuning.follow_up_words
+            )
+        return classify(question, standalone, named, scope, tuning=self.tuning)
 
     def _draft(self, intent: Intent, started: float | None = None) -> Draft:
         model = self.has_model()

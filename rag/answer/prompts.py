@@ -43,16 +43,16 @@ JUDGE_SYSTEM = (
     "Reply with one word: Yes or No."
 )
 
-MAX_SOURCE_WORDS = 160
-
 
 def clip_words(text: str, words: int) -> str:
     parts = text.split()
     return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
-def format_sources(sources: list[Source], full_abstracts: bool = False) -> str:
-    """Sources numbered [1]..[k] with titles, authors and venue, then the text."""
+def format_sources(sources: list[Source], words: int | None) -> str:
+    """Sources numbered [1]..[k] with titles, authors and venue, then the text: each passage's
+    first `words` words, or with `words` None each whole abstract."""
+    full_abstracts = words is None
     blocks = []
     for number, source in enumerate(sources, start=1):
         paper = source.paper
@@ -64,18 +64,19 @@ def format_sources(sources: list[Source], full_abstracts: bool = False) -> str:
         if venue := " · ".join(filter(None, [paper.venue, *labels])):  # area labels when asked
             header.append(f"Venue: {venue}")
         blocks.append(
-            "\n".join(header)
-            + f"\nText: {text if full_abstracts else clip_words(text, MAX_SOURCE_WORDS)}"
+            "\n".join(header) + f"\nText: {text if full_abstracts else clip_words(text, words)}"
         )
     return "\n\n".join(blocks)
 
 
-def answer_messages(question: str, sources: list[Source]) -> list[Message]:
-    user = f"Sources:\n\n{format_sources(sources)}\n\nQuestion: {question}\nAnswer:"
+def answer_messages(question: str, sources: list[Source], words: int) -> list[Message]:
+    user = f"Sources:\n\n{format_sources(sources, words)}\n\nQuestion: {question}\nAnswer:"
     return [Message(role="system", content=ANSWER_SYSTEM), Message(role="user", content=user)]
 
 
-def summary_messages(topic: str, sources: list[Source], single_paper: bool) -> list[Message]:
+def summary_messages(
+    topic: str, sources: list[Source], single_paper: bool, words: int
+) -> list[Message]:
     if single_paper:
         task = f'Summarize the paper [1] "{defang(sources[0].paper.title)}" in 3 to 4 sentences.'
     else:
@@ -83,7 +84,7 @@ def summary_messages(topic: str, sources: list[Source], single_paper: bool) -> l
             f'Give an overview of what these papers contribute on "{topic}": one sentence '
             "per paper, naming it by title."
         )
-    user = f"Sources:\n\n{format_sources(sources, full_abstracts=single_paper)}\n\n{task}"
+    user = f"Sources:\n\n{format_sources(sources, None if single_paper else words)}\n\n{task}"
     return [Message(role="system", content=SUMMARY_SYSTEM), Message(role="user", content=user)]
 
 

@@ -9,7 +9,6 @@ import numpy as np
 
 from rag.models import Paper, title_key
 
-MIN_TITLE_RATIO = 0.9  # difflib ratio of the title keys a typed title needs to match a paper
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 "  # title keys are mostly these; others share
 WIDTH = len(ALPHABET) + 1
 BATCH = 5000  # titles counted at a time
@@ -33,7 +32,8 @@ def character_counts(keys: list[str]) -> np.ndarray:
 class Catalog:
     """The indexed papers (their abstracts left out) by id, in index order."""
 
-    def __init__(self, papers: list[Paper]):
+    def __init__(self, papers: list[Paper], min_title_ratio: float = 0.9):
+        self.min_title_ratio = min_title_ratio  # see RetrievalTuning.min_title_ratio
         self._papers = {paper.paper_id: paper for paper in papers}
         self._ids = list(self._papers)
 
@@ -58,13 +58,13 @@ class Catalog:
     def find_title(self, text: str) -> str | None:
         """The id of the paper whose title `text` is, ignoring case and punctuation and
         forgiving a typo or two: the closest title key by difflib ratio, if at least
-        MIN_TITLE_RATIO (the first in index order of equally close ones)."""
+        min_title_ratio (the first in index order of equally close ones)."""
         wanted = title_key(text)
         if wanted in self._exact:
             return self._exact[wanted]
         bounds = self._quick_ratios(wanted)
-        candidates = np.flatnonzero(bounds >= MIN_TITLE_RATIO)
-        best_score, best = (MIN_TITLE_RATIO, -math.inf), None
+        candidates = np.flatnonzero(bounds >= self.min_title_ratio)
+        best_score, best = (self.min_title_ratio, -math.inf), None
         for i in candidates[np.argsort(-bounds[candidates], kind="stable")]:
             if bounds[i] < best_score[0]:
                 break  # no title further down can be closer

@@ -48,7 +48,7 @@ class Retriever:
         self._load(BM25Index(settings.bm25_dir))
 
     def _load(self, lexical) -> None:
-        self.catalog = Catalog(lexical.papers)
+        self.catalog = Catalog(lexical.papers, self.settings.retrieval.min_title_ratio)
         self.chunk_papers = np.array([paper_of(c) for c in lexical.chunk_ids])
         metadata = MetadataIndex(lexical.papers, lexical.names)
         if hasattr(self, "metadata"):  # in place: the answer checks hold on to it
