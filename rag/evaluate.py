@@ -179,9 +179,34 @@ def retrieval_table(report: dict) -> str:
 # --- answer metrics (one row per question, then aggregated) ---
 
 
+def ungrounded_names(answer) -> tuple[int, int, list[str]]:
+    """How many of the answer's sentences name a thing (a capitalised term, acronym, number or
+    formula: rag.answer.naming), and the things they name that neither the abstracts and
+    metadata they cite (all shown papers, for a sentence citing none) nor the question state:
+    (naming sentences, those naming such a thing, the things)."""
+    from rag.answer.naming import names_something, ungrounded
+
+    if answer.abstained:
+        return 0, 0, []
+    by_number = {c.number: c.paper_id for c in answer.citations}
+    by_id = {s.paper.paper_id: s for s in answer.sources}
+    naming, flawed, unknown = 0, 0, []
+    for sentence in answer.sentences:
+        if not names_something(sentence.text):
+            continue
+        naming += 1
+        ids = [by_number.get(n) for n in sentence.citations]
+        cited = [by_id[pid] for pid in ids if pid in by_id] or answer.sources
+        found = ungrounded(sentence.text, cited, answer.question, asserted=False)
+        flawed += bool(found)
+        unknown += [f"{name} ({sentence.text[:60]}...)" for name in found]
+    return naming, flawed, unknown
+
+
 def answer_row(question: Question, answer, gold: set[str], catalog: Catalog) -> dict:
     """Everything measured on one answer: retrieval, citations vs gold, support, abstention."""
     shown = answer.sources or answer.suggestions
+    naming, flawed, unknown = ungrounded_names(answer)
     retrieved = [s.paper.paper_id for s in shown]
     cited = [c.paper_id for c in answer.citations]
     offered = set(retrieved)
@@ -206,6 +231,9 @@ def answer_row(question: Question, answer, gold: set[str], catalog: Catalog) -> 
         "cited_sentences": len(cited_sentences),
         "supported_sentences": sum(bool(s.supported) for s in cited_sentences),
         "unsupported": answer.unsupported_sentences,
+        "naming_sentences": naming,
+        "ungrounded_names": unknown,
+        "ungrounded_sentences": flawed,
         "keywords_found": sum(k.casefold() in text for k in question.answer_keywords),
         "keywords": len(question.answer_keywords),
         "ttft_s": answer.ttft_s,
@@ -252,6 +280,13 @@ def answer_metrics(rows: list[dict]) -> dict[str, float | None]:
             sum(r["supported_sentences"] for r in rows), cited_sentences
         ),
         "uncited_sentence_rate": ratio(sentences - cited_sentences, sentences),
+        "flagged_sentence_rate": ratio(
+            sum(len(r["unsupported"]) for r in rows if not r["abstained"]), cited_sentences
+        ),
+        "ungrounded_name_rate": ratio(
+            sum(r.get("ungrounded_sentences", 0) for r in rows),
+            sum(r.get("naming_sentences", 0) for r in rows),
+        ),
         "abstention_accuracy": ratio(sum(r["abstained"] for r in unanswerable), len(unanswerable)),
         "false_abstention_rate": ratio(len(answerable) - len(answered), len(answerable)),
         "answered_precision": ratio(
@@ -311,6 +346,8 @@ ANSWER_COLUMNS = {
     "invalid_citation_rate": "invalid",
     "supported_sentence_rate": "support",
     "uncited_sentence_rate": "uncited",
+    "flagged_sentence_rate": "flagged",
+    "ungrounded_name_rate": "ungrounded",
     "abstention_accuracy": "abst_acc",
     "false_abstention_rate": "false_abst",
     "answered_precision": "ans_prec",

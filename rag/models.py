@@ -139,7 +139,8 @@ class Answer(BaseModel):
     layout: Literal["prose", "list"] = Field("prose", description="list: one line per paper.")
     notices: list[str] = Field(default_factory=list, description="Fallbacks and failures.")
     reason: str | None = Field(
-        None, description="Why it declined: a code of rag.answer.verdict.Reason (not_relevant, ...)."
+        None,
+        description="Why it declined: a code of rag.answer.verdict.Reason (not_relevant, ...).",
     )
     reasons: list[str] = Field(
         default_factory=list,

@@ -84,12 +84,12 @@ def test_abstention_shows_the_closest_papers_and_says_so(seed_index, retriever):
 def test_unsupported_sentences_are_marked_in_the_answer(fake_index, fake_retriever):
     reply = (
         "BayesCoxCP is a Bayesian approach to the proportional hazards model for pricing [1]. "
-        "It was trained on the ImageNet image classification benchmark with ResNets [1]."
+        "It was trained on photographs of household pets with deep convolutional networks [1]."
     )
     chat = chat_with(fake_index, fake_retriever, reply=reply)
     messages, turns = ask(chat, PRICING_QUESTION)
     assert turns[0].unsupported_sentences
-    assert "ResNets. [1] *(not supported by the cited abstract)*" in messages[-1]["content"]
+    assert "networks. [1] *(not supported by the cited abstract)*" in messages[-1]["content"]
 
 
 def test_filters_and_k_reach_retrieval(fake_index, fake_retriever):

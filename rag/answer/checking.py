@@ -13,9 +13,11 @@ from rag.answer.checks.key_word import KeyWord
 from rag.answer.checks.leader import OverlookedLeader
 from rag.answer.checks.led import LedPapers
 from rag.answer.checks.named import CitedNames
+from rag.answer.checks.names import StatedNames
 from rag.answer.checks.support import Support
 from rag.answer.checks.withheld import Withheld
 from rag.answer.draft import Draft, abstention
+from rag.answer.prompts import without_prompt_format
 from rag.answer.support import attach_evidence
 from rag.answer.verdict import Verdict
 from rag.models import Answer, Source
@@ -27,6 +29,7 @@ CHECKS: tuple[Check, ...] = (
     ExpandNames(),
     Support(),
     OverlookedLeader(),
+    StatedNames(),
     Withheld(),
     LedPapers(),
     KeyWord(),
@@ -44,6 +47,7 @@ class Checker:
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
         """Raw model text as a checked Answer: valid, renumbered, support-scored citations."""
         titles = [source.paper.title for source in sources]
+        raw = without_prompt_format(raw) if draft.writer_is_model else raw
         sentences, dropped = cite.parse_answer(raw, len(sources), titles)
         draft = draft.model_copy(deep=True)
         review = Review(draft.intent, draft, sources, sentences, raw, self.tools)

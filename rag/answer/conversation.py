@@ -1,6 +1,8 @@
 """Follow-up questions: rewrite them into standalone questions before retrieval, and keep
 "which of those ..." within the papers the previous answer named."""
 
+import re
+
 from rag.answer.intent import chooses, continues, refers_back
 from rag.answer.prompts import rewrite_messages
 from rag.errors import RagError
@@ -48,4 +50,30 @@ def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str
     latest = next(scopes)
     if chooses(question) and len(latest) == 1:
         return next((scope for scope in scopes if len(scope) > 1), latest)
+    if picked := by_position(question, latest, titles, answers[-1]):
+        return picked
     return latest or None
+
+
+ORDINAL = re.compile(
+    r"\bthe (first|second|third|last)(?: (two|three))?\b|\bthe (two|three) (?:first|top)\b",
+    re.IGNORECASE,
+)
+POSITIONS = {"first": 0, "second": 1, "third": 2, "last": -1}
+COUNTS = {None: 1, "two": 2, "three": 3}
+
+
+def by_position(question: str, scope: set[str], titles, answer: str) -> set[str] | None:
+    """ "The first two", "the second", "the last": those papers of the answer, in the order it
+    named them."""
+    match = ORDINAL.search(question)
+    if not match or not scope:
+        return None
+    where = normalize_text(answer)
+    ordered = sorted((where.find(title), pid) for pid, title in titles if pid in scope)
+    ids = [pid for _, pid in ordered]
+    if match.group(3):
+        return set(ids[: COUNTS[match.group(3).lower()]])
+    start, count = POSITIONS[match.group(1).lower()], COUNTS[(match.group(2) or "").lower() or None]
+    chosen = ids[start:][:count] if start >= 0 else ids[-count:]
+    return set(chosen) or None

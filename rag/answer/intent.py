@@ -97,6 +97,47 @@ institut univers compani fund grant sponsor repositori email review score parame
 )
 
 
+# What the answer's shape is when the question asks for one (rag.answer.roles composes it).
+SUMMARY_ASK = re.compile(
+    r"\b(summari[sz]\w*|summary|summaries|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
+    r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$"
+    r"|^\s*(explain|describe)\b[^?]{0,30}\b(paper|work|article)\b",
+    re.IGNORECASE,
+)
+CONTRIBUTION_ASK = re.compile(
+    r"\bwhat (does|did|do|is)\b[^?]{1,60}?\b(propos\w*|introduc\w*|present\w*|contribut\w*|"
+    r"offer\w*|develop\w*|do|doing|suggest\w*|show\w*|prove\w*)\s*\??\s*$"
+    r"|\b(main |key |core )?(contributions?|idea|novelty) (of|in|behind)\b",
+    re.IGNORECASE,
+)
+# "What datasets does X use?", "which benchmarks ...": the answer is the names the abstract gives.
+NAMES_ASK = re.compile(
+    r"\b(what|which|on what|any)\s+(datasets?|benchmarks?|data ?sets?|environments?|games?|"
+    r"tasks?|baselines?|models?|architectures?|backbones?|languages?|metrics?)\b"
+    r"|\b(datasets?|benchmarks?|baselines?)\b[^?]{0,40}\b(used?|evaluat\w*|test\w*|tried)\b",
+    re.IGNORECASE,
+)
+COMPARISON_ASK = re.compile(
+    r"\b(compar(e|ing|ison)|contrast|differ|differs|differences?|vs\.?|versus)\b"
+    r"|\bsimilarit(y|ies) between\b|\brelate to each other\b",
+    re.IGNORECASE,
+)
+
+
+def shape_of(text: str) -> str | None:
+    """The answer shape the question asks for: comparison, contribution, summary, or the names
+    it uses (datasets, benchmarks ...)."""
+    for shape, ask in (
+        ("comparison", COMPARISON_ASK),
+        ("names", NAMES_ASK),
+        ("contribution", CONTRIBUTION_ASK),
+        ("summary", SUMMARY_ASK),
+    ):
+        if ask.search(text):
+            return shape
+    return None
+
+
 class Kind(StrEnum):
     """What shape the answer takes (reported per question by `rag eval`)."""
 
@@ -104,6 +145,9 @@ class Kind(StrEnum):
     LIST = "list"
     FIGURE = "figure"
     SUMMARY = "summary"
+    CONTRIBUTION = "contribution"
+    NAMES = "names"
+    COMPARISON = "comparison"
     FOLLOW_UP = "follow_up"
 
 
@@ -124,6 +168,7 @@ class Intent(BaseModel):
     pairs: set[str] = set()  # its neighbouring topic stems, "continu learn"
     asks_authors: bool = False
     details: set[str] = set()  # details it asks that abstracts rarely state (DETAILS)
+    shape: str | None = None  # "summary", "contribution", "comparison", "names" (shape_of)
 
     @property
     def scoped(self) -> bool:
@@ -135,8 +180,10 @@ class Intent(BaseModel):
 
     @property
     def kind(self) -> Kind:
-        if self.summary:
+        if self.summary or self.shape == "summary":
             return Kind.SUMMARY
+        if self.shape:
+            return Kind(self.shape)
         if self.scoped:
             return Kind.FOLLOW_UP
         if self.is_list:
@@ -161,7 +208,8 @@ def classify(
         named=set(named),
         scope=set(scope) if scope else None,
         summary=summary,
-        is_list=bool(LIST_QUESTION.search(text)) or is_fragment(text, tuning.fragment_words),
+        is_list=bool(LIST_QUESTION.search(text))
+        or (is_fragment(text, tuning.fragment_words) and not shape_of(text)),
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
         figure=asked_figure(text),
@@ -170,6 +218,7 @@ def classify(
         pairs=pairs_of(LIST_FRAME.sub(" ", text), FRAME),
         asks_authors=bool(AUTHORS.search(text)),
         details=stems(text) & DETAILS,
+        shape=shape_of(text),
     )
 
 

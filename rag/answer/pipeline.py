@@ -18,6 +18,7 @@ from rag.answer.language import ENGLISH_ONLY
 from rag.answer.decision import Relevance
 from rag.answer.listing import decided_papers, list_answer, relevant_papers
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
+from rag.answer.roles import composed, shaped_papers
 from rag.answer.support import unknown_names
 from rag.answer.verdict import Reason, notice
 from rag.config import Settings
@@ -147,6 +148,8 @@ class Answerer:
             yield from self._complete_list(intent, deeper, draft)
         elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
+        elif intent.shape and (answer := self._composed(intent, sources, draft)):
+            yield from shown(answer)
         elif intent.is_list:
             yield from self._list(intent, sources, draft)
         elif (paper := asked_paper(intent, sources, relevant=True)) and (
@@ -220,6 +223,15 @@ class Answerer:
 
     def _abstain(self, draft: Draft, sources, reason: Reason, **fields) -> Answer:
         return abstention(draft, sources, reason, suggestions=self.tuning.suggestions, **fields)
+
+    def _composed(self, intent: Intent, sources: list[Source], draft: Draft) -> Answer | None:
+        """A summary, contribution or comparison from the papers' own sentences (rag.answer.roles),
+        written without a model; None when the question's papers are not clear."""
+        papers = shaped_papers(intent, sources)
+        if not papers:
+            return None
+        draft = draft.model_copy(update={"backend": "abstract sentences"})
+        return composed(intent.shape, papers, draft)
 
     def _complete_list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer listing every paper the decision accepts among the

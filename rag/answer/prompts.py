@@ -106,6 +106,23 @@ def judge_messages(question: str, source: Source | None) -> list[Message]:
     return [Message(role="system", content=JUDGE_SYSTEM), Message(role="user", content=user)]
 
 
+# The passage format of `format_sources`, as a small model sometimes copies it into its answer
+# ("Venue: NeurIPS 2025 Text: ...", "Authors: A, B Venue: ICLR 2026 · ..."): labels with what
+# they head, up to the next label, a new line or a citation; "Text:" and "Title:" only as labels.
+COPIED_FIELDS = re.compile(
+    r"\b(Authors|Venue):[^\n\[]*?(?=\b(?:Authors|Venue|Text|Title):|\n|\[|$)"
+)
+COPIED_LABELS = re.compile(r"(?:\[\d+\]\s*)?\b(Text|Title|Abstract|Sources?):\s*")
+
+
+def without_prompt_format(text: str) -> str:
+    """The answer without the passage format it copied: "Venue: ..." and "Authors: ..." fields
+    dropped, "Text:" and "Title:" labels removed (what they label stays)."""
+    text = COPIED_FIELDS.sub(" ", text)
+    text = COPIED_LABELS.sub("", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
 def says_no(reply: str) -> bool:
     """Whether a judge's reply is No (anything else, however garbled, is not a No)."""
     return bool(re.match(r"\W*no\b", reply, re.IGNORECASE))

@@ -32,6 +32,7 @@ class Reason(StrEnum):
     OVERLOOKED = "overlooked"  # the paper the question describes answers instead of the draft
     LED = "led"  # sentences of papers the leader clearly outranks are dropped
     STATED_FIGURE = "stated_figure"  # the paper's sentence stating the asked figure answers
+    UNSTATED_NAMES = "unstated_names"  # sentences naming what their paper does not: left out
 
 
 NOTICES: dict[Reason, str] = {
@@ -49,6 +50,8 @@ NOTICES: dict[Reason, str] = {
     Reason.LIST_CONDITIONS: "No retrieved paper meets all of: {detail}.",
     Reason.UNKNOWN_NAMES: "No retrieved paper mentions {detail}: what is shown comes from the "
     "closest papers, not from one about it.",
+    Reason.UNSTATED_NAMES: "Left out of the answer: what it said about {detail}, which the "
+    "cited abstracts do not state.",
     Reason.K_CLAMPED: "{detail}",
     Reason.BACKEND_FAILED: "{detail}",
 }

@@ -1,0 +1,53 @@
+"""A sentence may name only what its cited abstract states: every dataset, benchmark, model,
+method, metric, number and formula in it must occur in the cited paper's abstract or metadata
+(rag.answer.naming). Otherwise the paper's own closest sentence replaces it, when it is close
+enough to say the same; else the sentence is left out, with a notice naming what it invented."""
+
+import numpy as np
+
+from rag.answer.checks import Check, Review
+from rag.answer.lines import paper_line
+from rag.answer.naming import ungrounded
+from rag.answer.verdict import Reason
+from rag.sentences import split_sentences
+
+
+class StatedNames(Check):
+    name = "stated_names"
+
+    def run(self, review: Review) -> list:
+        kept, invented = [], []
+        for sentence in review.sentences:
+            cited = [review.sources[n - 1] for n in sentence.citations] or review.sources
+            unknown = ungrounded(sentence.text, cited, review.intent.text)
+            if not unknown:
+                kept.append(sentence)
+            elif repaired := self._own_sentence(review, sentence):
+                kept.append(repaired)
+            else:
+                invented += unknown
+        review.sentences = kept
+        if not invented:
+            return []
+        names = ", ".join(f"'{name}'" for name in dict.fromkeys(invented))
+        return [self.verdict("note", Reason.UNSTATED_NAMES, detail=names)]
+
+    def _own_sentence(self, review: Review, sentence):
+        """The cited paper's abstract sentence closest to the claim, as its line, when it is close
+        enough to support it (then it says what the claim meant, with the names it really has)."""
+        if not sentence.citations:
+            return None
+        number = sentence.citations[0]
+        source = review.sources[number - 1]
+        own = split_sentences(source.paper.abstract)
+        if not own:
+            return None
+        vectors = np.asarray(review.tools.embedder.embed([sentence.text, *own]))
+        similarity = vectors[1:] @ vectors[0]
+        best = int(np.argmax(similarity))
+        if similarity[best] < review.tools.tuning.support_threshold:
+            return None
+        review.evidence.setdefault(source.paper.paper_id, own[best])
+        line = paper_line(source, own[best], number)
+        line.support = round(float(similarity[best]), 3)
+        return line

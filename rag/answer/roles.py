@@ -1,0 +1,176 @@
+"""What an abstract's sentences do: state the problem, say what the paper proposes, report its
+results. Summaries ("summarize X", "tl;dr", "what is X about"), "what does X propose?" and
+comparisons are answered with those sentences, as the abstract words them and cited: no model
+writes them, so they name nothing the abstract does not.
+
+The cues are the verbs abstracts use for each role, written from how abstracts are worded, not
+fitted to any question set."""
+
+import re
+
+from pydantic import BaseModel
+
+from rag.answer import citations as cite
+from rag.answer.draft import Draft
+from rag.answer.naming import names_in
+from rag.models import Answer, AnswerSentence, Source
+from rag.sentences import split_sentences, title_name
+from rag.text import defang
+
+# "We propose ...", "This paper introduces ...", "To address this, we ...", "Our method ..."
+CONTRIBUTION = re.compile(
+    r"\b(we|this (paper|work|study|article)|our (work|paper|approach|method|framework))\b[^.;]{0,80}?"
+    r"\b(propos|introduc|present|develop|design|formulat|deriv|prove|establish|offer|devis|"
+    r"construct|put forward|provid|reformulat)\w*",
+    re.IGNORECASE,
+)
+OPENS_METHOD = re.compile(
+    r"^\s*(to (address|this end|tackle|overcome|bridge|fill|solve|mitigate|remedy)|in this "
+    r"(paper|work)|here,? we|specifically)\b",
+    re.IGNORECASE,
+)
+RESULT = re.compile(
+    r"\b(experiments?|results?|empirical\w*|evaluations?|benchmarks?|we (show|demonstrate|find|"
+    r"observe|confirm|validate|verify)|outperform\w*|achiev\w*|improv\w*|surpass\w*|"
+    r"state-of-the-art|speedups?|reduc\w* .{0,30}by|\d+(\.\d+)?\s?(%|x|×))",
+    re.IGNORECASE,
+)
+PROBLEM = re.compile(
+    r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remains?|struggl\w*|lack\w*|"
+    r"difficult\w*|costly|bottleneck\w*|fail\w*|issue\w*|yet|despite|critical|important|crucial)\b",
+    re.IGNORECASE,
+)
+# A sentence saying what the paper was run on ("FIRE is evaluated on ...", "We benchmark ...").
+EVALUATED = re.compile(
+    r"\b(evaluat\w*|experiment\w*|benchmark\w*|datasets?|tested|tests|games?|"
+    r"environments?|validat\w*|results? on|on (the )?[A-Z])",
+)
+NO_CONTENT = re.compile(r"https?://|\bcode (is|will be)\b|\bgithub\b|\bavailable at\b", re.I)
+
+
+class Roles(BaseModel):
+    """An abstract's problem, contribution and result sentences (any may be empty)."""
+
+    problem: str = ""
+    contribution: str = ""
+    result: str = ""
+
+
+def roles(paper) -> Roles:
+    """The sentence of the abstract that states the problem (before the contribution), the one
+    that says what the paper proposes (the first "we propose / introduce ..." sentence, else the
+    first naming its method, else the second), and the last one reporting a result after it."""
+    sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
+    if not sentences:
+        return Roles()
+    at = _contribution_index(sentences, title_name(paper.title))
+    before = [s for s in sentences[:at] if PROBLEM.search(s)] or sentences[:at][:1]
+    after = [s for s in sentences[at + 1 :] if RESULT.search(s)]
+    return Roles(
+        problem=before[-1] if before else "",
+        contribution=sentences[at],
+        result=after[-1] if after else "",
+    )
+
+
+def _contribution_index(sentences: list[str], name: str | None) -> int:
+    for cue in (CONTRIBUTION, OPENS_METHOD):
+        if hits := [i for i, s in enumerate(sentences) if cue.search(s)]:
+            return hits[0]
+    if name and (
+        hits := [i for i, s in enumerate(sentences) if re.search(rf"\b{re.escape(name)}\b", s)]
+    ):
+        return hits[0]
+    return min(1, len(sentences) - 1)
+
+
+def naming_sentence(paper) -> str:
+    """The abstract's sentence naming the most things (datasets, benchmarks, models: "FIRE is
+    evaluated on ... (CIFAR-10 with ResNet-18), ... (OpenWebText with GPT-0.1B) ..."), other
+    than the paper's own name; empty when none names two."""
+    own = {title_name(paper.title)}
+    counted = [
+        (len(set(names_in(s)) - own), s)
+        for s in split_sentences(paper.abstract)
+        if EVALUATED.search(s) and not NO_CONTENT.search(s)
+    ]
+    count, sentence = max(counted, key=lambda pair: pair[0], default=(0, ""))
+    return sentence if count >= 2 else ""
+
+
+def shaped_papers(intent, sources: list[Source]) -> list[Source]:
+    """The papers a summary, contribution or comparison question is about: those it names (or
+    its follow-up refers to), in retrieval order; for a summary or contribution naming none,
+    the most relevant paper. A comparison needs two distinct papers, else there are none."""
+    named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
+    if intent.shape == "comparison":
+        return named[:3] if len(named) >= 2 else []
+    if intent.shape == "names":
+        return named if len(named) == 1 else []
+    if len(named) == 1 or (not named and sources and not intent.asks_for_papers):
+        return (named or sources)[:1]
+    return []
+
+
+def _named_things(source: Source, draft: Draft) -> Answer | None:
+    """The paper's sentence naming what it uses, cited and shown as its evidence."""
+    sentence = naming_sentence(source.paper)
+    if not sentence:
+        return None
+    lines = [_line(f"{defang(source.paper.title)}: {defang(sentence).rstrip('.')}.", 1)]
+    return _answer(lines, [source], {source.paper.paper_id: sentence}, draft)
+
+
+def _answer(sentences, sources, evidence: dict, draft: Draft) -> Answer:
+    citations = cite.renumber(sentences, sources)
+    for citation in citations:
+        citation.evidence = evidence.get(citation.paper_id)
+    draft = draft.model_copy(
+        update={"layout": "list", "writer_is_model": False, "ttft_s": draft.elapsed()}
+    )
+    return draft.answer(
+        text=cite.render(sentences, "\n"), citations=citations, sentences=sentences, sources=sources
+    )
+
+
+def _line(text: str, number: int) -> AnswerSentence:
+    return AnswerSentence(text=text, citations=[number], support=1.0, supported=True)
+
+
+def role_lines(source: Source, number: int, which: tuple[str, ...], labelled: bool) -> list:
+    """The paper's role sentences as cited answer lines; the first line names the paper."""
+    found = roles(source.paper)
+    lines, title = [], defang(source.paper.title)
+    for role in which:
+        sentence = defang(getattr(found, role)).rstrip(".")
+        if not sentence:
+            continue
+        label = role if labelled else ""
+        if not lines:  # the paper's first line names it
+            head = f"{title} — {label}: " if label else f"{title}: "
+        else:
+            head = f"{label.capitalize()}: " if label else ""
+        lines.append(_line(f"{head}{sentence}.", number))
+    return lines
+
+
+def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
+    """The answer of `shape` (summary, contribution, comparison) from the papers' own role
+    sentences, each cited; None when they give nothing to say."""
+    if shape == "names":
+        return _named_things(sources[0], draft)
+    which = {
+        "summary": ("problem", "contribution", "result"),
+        "contribution": ("contribution",),
+        "comparison": ("contribution", "result"),
+    }[shape]
+    sentences = [
+        line
+        for number, source in enumerate(sources, start=1)
+        for line in role_lines(source, number, which, labelled=shape != "contribution")
+    ]
+    if not sentences:
+        return None
+    found = {s.paper.paper_id: roles(s.paper) for s in sources}
+    evidence = {pid: r.contribution or r.result or r.problem for pid, r in found.items()}
+    return _answer(sentences, sources, evidence, draft)

@@ -1,0 +1,192 @@
+"""Every claim as its abstract states it: names checked as names (rag.answer.naming and the
+stated_names check), summaries, contributions and comparisons made of the papers' own sentences
+(rag.answer.roles), "the first two" resolved, the passage format never copied into an answer,
+and the ungrounded-names metric. Hand-made papers and a word-overlap embedder: fast."""
+
+import pytest
+
+from rag.answer.checking import CHECKS
+from rag.answer.checks.names import StatedNames
+from rag.answer.conversation import scope_of_follow_up
+from rag.answer.draft import Draft
+from rag.answer.intent import Kind, classify, shape_of
+from rag.answer.naming import names_in, ungrounded
+from rag.answer.prompts import without_prompt_format
+from rag.answer.roles import composed, naming_sentence, roles, shaped_papers
+from rag.answer.verdict import Reason
+from rag.evaluate import ungrounded_names
+from rag.models import Message
+from tests.test_checks import claim, reasons, review_of, source
+
+REINIT = source(
+    1,
+    "REINIT: Reinitialization for Plastic Networks",
+    "Networks trained on changing data lose plasticity. Existing resets are hard to tune and "
+    "fail to restore it. We propose REINIT, a reinitialization that balances stability and "
+    "plasticity. REINIT is evaluated on CIFAR-10 with ResNet-18, OpenWebText and Atari games. "
+    "Experiments show that REINIT outperforms standard resets in every domain. Code is "
+    "available at https://example.org/reinit.",
+    named=True,
+)
+PRICER = source(
+    2,
+    "PRICER: Bayesian Dynamic Pricing",
+    "Dynamic pricing must learn demand from sales. However, prices are discrete. We introduce "
+    "PRICER, a Bayesian pricing method built on large language models. It achieves lower regret "
+    "than prior methods.",
+    named=True,
+)
+
+
+@pytest.mark.parametrize(
+    "question, shape",
+    [
+        ("Summarize the paper on plastic networks", "summary"),
+        ("give me an overview of REINIT", "summary"),
+        ("tl;dr of the REINIT paper", "summary"),
+        ("what is REINIT about?", "summary"),
+        ("What does PRICER propose?", "contribution"),
+        ("what does REINIT do", "contribution"),
+        ("Compare REINIT and PRICER", "comparison"),
+        ("how does REINIT differ from PRICER?", "comparison"),
+        ("REINIT vs PRICER", "comparison"),
+        ("What datasets does REINIT evaluate on?", "names"),
+        ("which benchmarks did they use", "names"),
+        ("How does REINIT balance stability and plasticity?", None),
+        ("What learning rate does REINIT use, compared with SGD?", None),
+    ],
+)
+def test_the_shape_an_answer_is_asked_for(question, shape):
+    assert shape_of(question) == shape
+
+
+def test_a_summary_fragment_is_no_list():
+    intent = classify("REINIT summary")
+    assert not intent.is_list and intent.kind == Kind.SUMMARY
+
+
+def test_an_abstract_s_problem_contribution_and_result():
+    found = roles(REINIT.paper)
+    assert found.problem.startswith("Existing resets are hard to tune")
+    assert found.contribution.startswith("We propose REINIT")
+    assert found.result.startswith("Experiments show")  # the code link is no result
+
+
+def test_a_summary_is_the_paper_s_own_problem_method_and_result_each_cited():
+    draft = Draft(intent=classify("Summarize REINIT"), backend="test")
+    answer = composed("summary", [REINIT], draft)
+    lines = answer.text.split("\n")
+    assert len(lines) == 3 and all(line.endswith("[1].") for line in lines)
+    assert lines[0].startswith("REINIT: Reinitialization for Plastic Networks — problem: Existing")
+    assert lines[1].startswith("Contribution: We propose REINIT") and lines[2].startswith("Result:")
+    assert answer.citations[0].evidence.startswith("We propose REINIT")
+    assert all(s.supported for s in answer.sentences) and not answer.abstained
+
+
+def test_what_a_paper_proposes_is_its_contribution_sentence_highlighted():
+    draft = Draft(intent=classify("What does PRICER propose?"), backend="test")
+    answer = composed("contribution", [PRICER], draft)
+    assert answer.text == (
+        "PRICER: Bayesian Dynamic Pricing: We introduce PRICER, a Bayesian pricing method built "
+        "on large language models [1]."
+    )
+    assert answer.citations[0].evidence.startswith("We introduce PRICER")
+
+
+def test_a_comparison_states_each_paper_under_its_own_citation():
+    intent = classify("Compare REINIT and PRICER")
+    papers = shaped_papers(intent, [REINIT, PRICER])
+    answer = composed("comparison", papers, Draft(intent=intent, backend="test"))
+    by_paper = {c.number: c.title for c in answer.citations}
+    assert sorted(by_paper.values()) == sorted([REINIT.paper.title, PRICER.paper.title])
+    for sentence in answer.sentences:
+        (number,) = sentence.citations
+        name = by_paper[number].split(":")[0]
+        assert name in sentence.text or "REINIT" not in sentence.text  # never the other's claim
+    one = REINIT.model_copy(update={"named": True})
+    other = PRICER.model_copy(update={"named": False})
+    assert shaped_papers(intent, [one, other]) == []  # one paper is no comparison
+
+
+def test_what_datasets_lists_the_sentence_naming_them():
+    assert naming_sentence(REINIT.paper).startswith("REINIT is evaluated on CIFAR-10")
+    assert naming_sentence(PRICER.paper) == ""  # names no dataset: left to the normal path
+
+
+def test_the_first_two_are_the_first_two_papers_of_the_earlier_answer():
+    third = source(3, "Graph Attacks on Citation Networks", "We attack graphs.")
+    papers = [REINIT.paper, PRICER.paper, third.paper]
+    answer = (
+        "Graph Attacks on Citation Networks: We attack graphs [1].\n"
+        "REINIT: Reinitialization for Plastic Networks: We propose REINIT [2].\n"
+        "PRICER: Bayesian Dynamic Pricing: We introduce PRICER [3]."
+    )
+    history = [Message(role="user", content="q"), Message(role="assistant", content=answer)]
+    assert scope_of_follow_up("compare the first two", history, papers) == {"p3", "p1"}
+    assert scope_of_follow_up("what does the last one propose?", history, papers) == {"p2"}
+    assert scope_of_follow_up("which of those attack graphs?", history, papers) == {
+        "p1",
+        "p2",
+        "p3",
+    }
+
+
+def test_names_are_acronyms_camel_case_alphanumerics_and_capitals_inside_a_sentence():
+    sentence = "In our tests, REINIT beats Adam on ImageNet, GPT-4 and MNIST with Atari games."
+    assert names_in(sentence) == ["REINIT", "Adam", "ImageNet", "GPT-4", "MNIST", "Atari"]
+
+
+def test_a_name_the_cited_abstract_does_not_state_is_ungrounded():
+    invented = "REINIT is evaluated on MNIST, CIFAR-10 and ImageNet."
+    assert ungrounded(invented, [REINIT]) == ["MNIST", "ImageNet"]
+    assert ungrounded("PRICER builds on LLMs.", [PRICER]) == []  # initials of its words
+    assert ungrounded("REINIT reaches 97.5% accuracy.", [REINIT]) == ["97.5"]
+    question = "Does REINIT use ImageNet?"
+    assert ungrounded("REINIT uses ImageNet.", [REINIT], question) == ["ImageNet"]
+    assert ungrounded("The abstract does not mention ImageNet.", [REINIT], question) == []
+
+
+def test_a_sentence_naming_what_its_paper_does_not_state_is_rewritten_or_left_out():
+    question = classify("What datasets does REINIT evaluate on?")
+    rewritable = claim("REINIT is evaluated on MNIST with ResNet-18 and Atari games.", 1)
+    review = review_of(question, [REINIT], [rewritable])
+    verdicts = StatedNames().run(review)
+    assert verdicts == []  # its own sentence says what it meant
+    assert review.sentences[0].text.startswith("REINIT: Reinitialization for Plastic Networks: ")
+    assert "CIFAR-10" in review.sentences[0].text and "MNIST" not in review.sentences[0].text
+    invented = claim("It was trained by Zorblax on ImageNet.", 1)
+    review = review_of(question, [REINIT], [invented, claim("We propose REINIT.", 1)])
+    verdicts = StatedNames().run(review)
+    assert reasons(verdicts) == [Reason.UNSTATED_NAMES] and verdicts[0].outcome == "note"
+    assert "'Zorblax'" in verdicts[0].detail and "'ImageNet'" in verdicts[0].detail
+    assert [s.text for s in review.sentences] == ["We propose REINIT."]
+
+
+def test_the_names_check_runs_after_support_and_before_a_draft_is_withheld():
+    names = [type(check).__name__ for check in CHECKS]
+    assert names.index("Support") < names.index("StatedNames") < names.index("Withheld")
+
+
+@pytest.mark.parametrize(
+    "copied, clean",
+    [
+        ("Venue: NeurIPS 2025 Text: REINIT resets weights [1].", "REINIT resets weights [1]."),
+        (
+            "Authors: A. Author, B. Writer Venue: ICLR 2026 · Applications Text: We propose X [2].",
+            "We propose X [2].",
+        ),
+        ("[1] Title: REINIT Text: REINIT resets weights [1].", "REINIT REINIT resets weights [1]."),
+        ("REINIT changes the venue of training.", "REINIT changes the venue of training."),
+    ],
+)
+def test_the_passage_format_is_not_copied_into_an_answer(copied, clean):
+    assert without_prompt_format(copied) == clean
+
+
+def test_eval_counts_sentences_naming_what_neither_abstract_nor_question_states():
+    draft = Draft(intent=classify("Summarize REINIT"), backend="test")
+    answer = composed("summary", [REINIT], draft)
+    assert ungrounded_names(answer)[:2] == (3, 0)  # each line names REINIT, all stated
+    answer.sentences[1].text = "We propose REINIT and test it on MNIST."
+    naming, flawed, things = ungrounded_names(answer)
+    assert (naming, flawed) == (3, 1) and things[0].startswith("MNIST")
