@@ -151,7 +151,7 @@ def test_a_sentence_naming_what_its_paper_does_not_state_is_rewritten_or_left_ou
     rewritable = claim("REINIT is evaluated on MNIST with ResNet-18 and Atari games.", 1)
     review = review_of(question, [REINIT], [rewritable])
     verdicts = StatedNames().run(review)
-    assert verdicts == []  # its own sentence says what it meant
+    assert reasons(verdicts) == [Reason.RESTATED_NAMES]  # its own sentence says what it meant
     assert review.sentences[0].text.startswith("REINIT: Reinitialization for Plastic Networks: ")
     assert "CIFAR-10" in review.sentences[0].text and "MNIST" not in review.sentences[0].text
     invented = claim("It was trained by Zorblax on ImageNet.", 1)

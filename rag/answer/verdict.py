@@ -33,6 +33,7 @@ class Reason(StrEnum):
     LED = "led"  # sentences of papers the leader clearly outranks are dropped
     STATED_FIGURE = "stated_figure"  # the paper's sentence stating the asked figure answers
     UNSTATED_NAMES = "unstated_names"  # sentences naming what their paper does not: left out
+    RESTATED_NAMES = "restated_names"  # ... or said again in their paper's own sentence
 
 
 NOTICES: dict[Reason, str] = {

@@ -16,7 +16,7 @@ class StatedNames(Check):
     name = "stated_names"
 
     def run(self, review: Review) -> list:
-        kept, invented = [], []
+        kept, invented, restated = [], [], []
         for sentence in review.sentences:
             cited = [review.sources[n - 1] for n in sentence.citations] or review.sources
             unknown = ungrounded(sentence.text, cited, review.intent.text)
@@ -24,13 +24,17 @@ class StatedNames(Check):
                 kept.append(sentence)
             elif repaired := self._own_sentence(review, sentence):
                 kept.append(repaired)
+                restated += repaired.citations
             else:
                 invented += unknown
         review.sentences = kept
-        if not invented:
-            return []
-        names = ", ".join(f"'{name}'" for name in dict.fromkeys(invented))
-        return [self.verdict("note", Reason.UNSTATED_NAMES, detail=names)]
+        verdicts = (
+            [self.verdict("repair", Reason.RESTATED_NAMES, papers=restated)] if restated else []
+        )
+        if invented:
+            names = ", ".join(f"'{name}'" for name in dict.fromkeys(invented))
+            verdicts.append(self.verdict("note", Reason.UNSTATED_NAMES, detail=names))
+        return verdicts
 
     def _own_sentence(self, review: Review, sentence):
         """The cited paper's abstract sentence closest to the claim, as its line, when it is close
