@@ -18,10 +18,16 @@ from rag.sentences import split_sentences, title_name
 from rag.text import defang
 
 # "We propose ...", "This paper introduces ...", "To address this, we ...", "Our method ..."
+SPEAKER = r"\b(we|this (paper|work|study|article)|our (work|paper|approach|method|framework))\b"
 CONTRIBUTION = re.compile(
-    r"\b(we|this (paper|work|study|article)|our (work|paper|approach|method|framework))\b[^.;]{0,80}?"
-    r"\b(propos|introduc|present|develop|design|formulat|deriv|prove|establish|offer|devis|"
-    r"construct|put forward|provid|reformulat)\w*",
+    SPEAKER + r"[^.;]{0,80}?\b(propos|introduc|present|develop|design|formulat|deriv|prov(e|es|ed|"
+    r"ing)\b|establish|devis|construct|put forward|reformulat|settl)\w*",
+    re.IGNORECASE,
+)
+# Weaker: what the paper studies or provides, when it proposes nothing ("This paper studies X").
+STUDIES = re.compile(
+    SPEAKER + r"[^.;]{0,80}?\b(stud(y|ies)|investigat|analy[sz]|consider|provid|offer|show|"
+    r"characteri[sz]|aim|explor|examin|parameteri[sz])\w*",
     re.IGNORECASE,
 )
 OPENS_METHOD = re.compile(
@@ -74,8 +80,8 @@ def roles(paper) -> Roles:
 
 
 def _contribution_index(sentences: list[str], name: str | None) -> int:
-    for cue in (CONTRIBUTION, OPENS_METHOD):
-        if hits := [i for i, s in enumerate(sentences) if cue.search(s)]:
+    for cues in ((CONTRIBUTION, OPENS_METHOD), (STUDIES,)):
+        if hits := [i for i, s in enumerate(sentences) if any(c.search(s) for c in cues)]:
             return hits[0]
     if name and (
         hits := [i for i, s in enumerate(sentences) if re.search(rf"\b{re.escape(name)}\b", s)]
