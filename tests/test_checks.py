@@ -53,7 +53,7 @@ class WordsEmbedder:
 
 
 class NoMetadata:
-    def mentioned(self, text: str) -> list[str]:
+    def mentioned(self, text: str, as_written: bool = False) -> list[str]:
         return []
 
 

@@ -190,3 +190,46 @@ def test_eval_counts_sentences_naming_what_neither_abstract_nor_question_states(
     answer.sentences[1].text = "We propose REINIT and test it on MNIST."
     naming, flawed, things = ungrounded_names(answer)
     assert (naming, flawed) == (3, 1) and things[0].startswith("MNIST")
+
+
+def test_a_paper_s_own_name_matches_as_typed_a_dataset_it_uses_does_not():
+    from rag.retrieve.metadata import MetadataIndex
+
+    papers = [REINIT.paper, PRICER.paper]
+    names = {"REINIT": ["p1"], "CLVS": ["p2"], "ImageNet": ["p2"]}
+    index = MetadataIndex(papers, names)
+    abstracts = {"p2": "We propose Class-Level View Selection (CLVS). We test it on ImageNet."}
+    index.abstract_of = abstracts.get
+    assert index.mentioned("summarize reinit pls") == ["p1"]  # a title's name, any case
+    assert index.mentioned("clvs vs something") == ["p2"]  # introduced by its paper
+    assert index.mentioned("imagenet accuracy?") == []  # only used by it
+    assert index.mentioned("reinit", as_written=True) == []  # answer sentences: as written
+
+
+@pytest.mark.parametrize(
+    "question, is_list",
+    [
+        ("federated learning papers", True),
+        ("spectral bias", True),
+        ("REINIT summary", False),  # a shape
+        ("batch size for REINIT", False),  # a detail of one paper
+    ],
+)
+def test_a_fragment_is_a_search_unless_it_asks_about_one_paper(question, is_list):
+    named = {"p1"} if "REINIT" in question and "batch" not in question else set()
+    assert classify(question, named=named).is_list is is_list
+
+
+def test_what_only_asks_for_a_shape_is_not_searched():
+    intent = classify("Can you summarize the paper that recovers screens from reflected light?")
+    assert intent.shape == "summary" and intent.query == "recovers screens from reflected light?"
+    assert classify("How does REINIT work?").query == "How does REINIT work?"
+
+
+def test_a_false_premise_about_a_named_paper_is_said_to_be_unstated():
+    from rag.answer.about import unstated
+
+    intent = classify("What accuracy does REINIT reach on ImageNet?", named={"p1"})
+    assert unstated(intent, REINIT) == ["ImageNet"]
+    stated = classify("What does REINIT report on CIFAR-10?", named={"p1"})
+    assert unstated(stated, REINIT) == []

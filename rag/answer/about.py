@@ -8,6 +8,7 @@ from rag.answer import citations as cite
 from rag.answer.draft import Draft, abstention
 from rag.answer.intent import Intent
 from rag.answer.lines import closest_sentences
+from rag.answer.naming import Known, names_in
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import metadata_sentence, stems
@@ -24,11 +25,15 @@ def asked_paper(intent: Intent, sources: list[Source], relevant: bool) -> Source
 
 def unstated(intent: Intent, source: Source) -> list[str]:
     """The question's words for the details it asks (intent.details) that the paper's text
-    never uses, as the question writes them."""
-    used = stems(f"{metadata_sentence(source.paper)} {source.paper.abstract}")
-    missing = intent.details - used
+    never uses, as the question writes them; and the names it gives (datasets, models,
+    hardware: "What accuracy does LEGACY reach on CIFAR-10?") that the paper never states — a
+    false premise is answered by saying so, not from the closest sentence."""
+    text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
+    missing = intent.details - stems(text)
     words = re.findall(r"[A-Za-z][A-Za-z0-9-]+", intent.text)
-    return list(dict.fromkeys(w for w in words if stems(w) & missing))
+    known = Known(text)
+    names = [name for name in names_in(intent.question) if not known.states(name)]
+    return list(dict.fromkeys([*(w for w in words if stems(w) & missing), *names]))
 
 
 def authors_answer(source: Source, draft: Draft) -> Answer:

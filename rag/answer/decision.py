@@ -188,7 +188,7 @@ class Relevance:
         """Per source, its row of FEATURES for the question."""
         if not sources:
             return np.zeros((0, len(FEATURES)))
-        vector = np.asarray(self.embedder.embed([intent.text])[0])
+        vector = np.asarray(self.embedder.embed([intent.query])[0])
         return features(vector, intent.topic, self.views(sources), self.lexicon, intent.pairs)
 
     def views(self, sources: list[Source]) -> list[PaperView]:

@@ -60,7 +60,7 @@ ONE_PAPER = re.compile(
 # Follow-ups: words that point back at the conversation.
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
-    r"the first|the second|the last|the former|the latter|each of|which one|the two)\b",
+    r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors)\b",
     re.IGNORECASE,
 )
 # Leans on the conversation without narrowing it to the papers named before.
@@ -93,7 +93,7 @@ AUTHORS = re.compile(
 # abstract never uses the word, the answer is that it does not state it.
 DETAILS = set(
     """gpu gpus hardwar licens batch epoch wall clock hour minut day week cost dollar budget affili
-institut univers compani fund grant sponsor repositori email review score paramet seed""".split()
+institut univers uni compani fund grant sponsor repositori email review score paramet seed""".split()
 )
 
 
@@ -101,25 +101,36 @@ institut univers compani fund grant sponsor repositori email review score parame
 SUMMARY_ASK = re.compile(
     r"\b(summari[sz]\w*|summary|summaries|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
     r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$"
-    r"|^\s*(explain|describe)\b[^?]{0,30}\b(paper|work|article)\b",
+    r"|^\s*(explain|describe)\b[^?]{0,30}\b(paper|work|article)\b"
+    r"|^\s*(explain|describe)\s+\S+\s*(briefly|simply|in (a few|short|brief|simple|plain)\b.*)?\??$",
     re.IGNORECASE,
 )
 CONTRIBUTION_ASK = re.compile(
     r"\bwhat (does|did|do|is)\b[^?]{1,60}?\b(propos\w*|introduc\w*|present\w*|contribut\w*|"
     r"offer\w*|develop\w*|do|doing|suggest\w*|show\w*|prove\w*)\s*\??\s*$"
-    r"|\b(main |key |core )?(contributions?|idea|novelty) (of|in|behind)\b",
+    r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b",
     re.IGNORECASE,
 )
 # "What datasets does X use?", "which benchmarks ...": the answer is the names the abstract gives.
 NAMES_ASK = re.compile(
-    r"\b(what|which|on what|any)\s+(datasets?|benchmarks?|data ?sets?|environments?|games?|"
-    r"tasks?|baselines?|models?|architectures?|backbones?|languages?|metrics?)\b"
-    r"|\b(datasets?|benchmarks?|baselines?)\b[^?]{0,40}\b(used?|evaluat\w*|test\w*|tried)\b",
+    r"^(?!.*\bhow many\b).*\b(what|which|on what|any)\s+(datasets?|benchmarks?|data ?sets?|"
+    r"environments?|games?|baselines?)\b"
+    r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?)\b[^?]{0,40}\b(used?|evaluat\w*|"
+    r"test\w*|tried|validat\w*|run|ran|trained)\b",
     re.IGNORECASE,
 )
 COMPARISON_ASK = re.compile(
     r"\b(compar(e|ing|ison)|contrast|differ|differs|differences?|vs\.?|versus)\b"
     r"|\bsimilarit(y|ies) between\b|\brelate to each other\b",
+    re.IGNORECASE,
+)
+
+
+# What asks for the shape, not what it is about: "Can you summarize the paper that ...".
+SHAPE_FRAME = re.compile(
+    r"^\s*((can|could|would) you |please |pls )?(summari[sz]e|give( me)? (an? )?(overview|summary|"
+    r"tl;?\s?dr) of|tl;?\s?dr( of)?|explain|describe|compare)\s+((the|this) (paper|work|article)s?"
+    r"\s*)?((that|which|on|about|where)\s+)?",
     re.IGNORECASE,
 )
 
@@ -171,6 +182,13 @@ class Intent(BaseModel):
     shape: str | None = None  # "summary", "contribution", "comparison", "names" (shape_of)
 
     @property
+    def query(self) -> str:
+        """What is searched and gated: the text, without what only asks for a shape ("Can you
+        summarize the paper that recovers ..." searches "recovers ...")."""
+        subject = SHAPE_FRAME.sub("", self.text) if self.shape else self.text
+        return subject if len(subject.split()) >= 2 else self.text
+
+    @property
     def scoped(self) -> bool:
         return bool(self.scope)
 
@@ -208,8 +226,7 @@ def classify(
         named=set(named),
         scope=set(scope) if scope else None,
         summary=summary,
-        is_list=bool(LIST_QUESTION.search(text))
-        or (is_fragment(text, tuning.fragment_words) and not shape_of(text)),
+        is_list=bool(LIST_QUESTION.search(text)) or (is_search(text, named, tuning)),
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
         figure=asked_figure(text),
@@ -244,6 +261,13 @@ def joined_compounds(text: str) -> set[str]:
     """The stems of the text's hyphenated compounds written as one word: "trade-off" ->
     "tradeoff", "physics-informed" -> "physicsinform"."""
     return stems(" ".join(re.sub(r"[-‐‑–]", "", m) for m in HYPHENATED.findall(text)))
+
+
+def is_search(text: str, named, tuning: AnswerTuning) -> bool:
+    """A fragment that searches for papers: not one about a single paper it names ("clvs gain
+    on imagenet-100?", "batch size for clvs") nor one asking for a shape ("eugens summary")."""
+    about_one = len(named) == 1 or bool(stems(text) & DETAILS)
+    return is_fragment(text, tuning.fragment_words) and not shape_of(text) and not about_one
 
 
 def is_fragment(text: str, most_words: int) -> bool:

@@ -126,7 +126,7 @@ class Answerer:
         if intent.scoped:  # "which of those ...": the papers named before, the question as asked
             filters = (filters or Filters()).model_copy(update={"paper_ids": intent.scope})
         sources = self.retriever.search(
-            intent.text, k, mode or self.settings.retrieval_mode, filters
+            intent.query, k, mode or self.settings.retrieval_mode, filters
         )
         if unknown := unknown_names(
             intent.text, sources
@@ -333,7 +333,7 @@ class Answerer:
         min_relevance, nor (calibrated) by the decision (`rates`, when already computed)."""
         if not sources:
             return True
-        if self.retriever.answerability(intent.text, sources) >= self.tuning.min_relevance:
+        if self.retriever.answerability(intent.query, sources) >= self.tuning.min_relevance:
             return False
         if self.tuning.decision == "calibrated":
             rates = self.relevance.rate(intent, sources) if rates is None else rates

@@ -51,7 +51,9 @@ EVALUATED = re.compile(
     r"\b(evaluat\w*|experiment\w*|benchmark\w*|datasets?|tested|tests|games?|"
     r"environments?|validat\w*|results? on|on (the )?[A-Z])",
 )
-NO_CONTENT = re.compile(r"https?://|\bcode (is|will be)\b|\bgithub\b|\bavailable at\b", re.I)
+NO_CONTENT = re.compile(
+    r"https?://|\bcode (is|will be)\b|\bgithub\b|\bavailable at\b", re.IGNORECASE
+)
 
 
 class Roles(BaseModel):
@@ -111,15 +113,16 @@ def shaped_papers(intent, sources: list[Source]) -> list[Source]:
     named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
     if intent.shape == "comparison":
         return named[:3] if len(named) >= 2 else []
-    if intent.shape == "names":
-        return named if len(named) == 1 else []
+    if intent.shape == "names" and len(named) > 1:
+        return []
     if len(named) == 1 or (not named and sources and not intent.asks_for_papers):
         return (named or sources)[:1]
     return []
 
 
 def _named_things(source: Source, draft: Draft) -> Answer | None:
-    """The paper's sentence naming what it uses, cited and shown as its evidence."""
+    """The paper's sentence naming what it uses, cited and shown as its evidence; None when it
+    has none (the question takes the normal path)."""
     sentence = naming_sentence(source.paper)
     if not sentence:
         return None

@@ -7,7 +7,7 @@ import re
 from pydantic import BaseModel
 
 from rag.models import Paper
-from rag.sentences import title_name
+from rag.sentences import GENERIC, title_name
 
 
 class Filters(BaseModel):
@@ -59,6 +59,20 @@ LABEL_CUES = {
 }
 
 
+def introduces(abstract: str, name: str) -> bool:
+    """Whether the abstract introduces the name as its own: "(CLVS)", "we propose ConML",
+    "called SPHeRe" — not a dataset it uses ("on ImageNet")."""
+    n = re.escape(name)
+    return bool(
+        re.search(
+            rf"\({n}\)|\b(propose|introduce|present|call|dub|name|coin|term)\w*\b[^.]{{0,120}}\b{n}\b"
+            rf"|\b{n},? (a|an) (novel|new|simple|principled|general)\b",
+            abstract,
+            re.IGNORECASE,
+        )
+    )
+
+
 class MetadataIndex:
     """Full author names, area/subarea labels and method names (`bm25.method_names`), each
     mapped to the ids of its papers."""
@@ -68,6 +82,16 @@ class MetadataIndex:
         self.labels: dict[str, set[str]] = {}
         self.names = {name: set(pids) for name, pids in (names or {}).items()}
         self.title_names = {n: paper.paper_id for paper in papers if (n := title_name(paper.title))}
+        # As typed: "summarize eugens", "clvs vs conml". A paper's own name also matches in lower
+        # case: its title's, or a name only it uses when it introduces it (`abstract_of`, set by
+        # the retriever, reads its abstract): "(CLVS)", not a dataset it uses ("on ImageNet").
+        self.coined = {
+            n.casefold(): (n, next(iter(p))) for n, p in self.names.items() if len(p) == 1
+        }
+        self.typed_names = {
+            n.casefold(): pid for n, pid in self.title_names.items() if n.casefold() not in GENERIC
+        }
+        self.abstract_of = None
         for paper in papers:
             for author in paper.authors:
                 if " " in (key := words_key(author)):  # a lone surname is too ambiguous
@@ -76,16 +100,28 @@ class MetadataIndex:
                 if label:
                     self.labels.setdefault(words_key(label), set()).add(paper.paper_id)
 
-    def mentioned(self, query: str) -> list[str]:
+    def _typed(self, typed: set[str]) -> list[str]:
+        """The papers whose own name a query gives in any case."""
+        named = [pid for name, pid in self.typed_names.items() if name in typed]
+        for key in (typed - set(self.typed_names)) & set(self.coined):
+            name, pid = self.coined[key]
+            if len(key) >= 3 and key not in GENERIC and self.abstract_of:
+                named += [pid] if introduces(self.abstract_of(pid), name) else []
+        return named
+
+    def mentioned(self, query: str, as_written: bool = False) -> list[str]:
         """Papers whose author or method the query names, or whose area label it asks about,
-        most mentions first. Method names match as written ('FIRE', not 'fire'). A query that
+        most mentions first. Method names match as written ("FIRE", not "Fire"). A query that
         calls a paper by the name its title starts with is about that paper: a dataset or model
         name only another paper's abstract uses does not name that paper ("What does FIRE report
-        on ImageNet?" is not about the one paper that mentions ImageNet)."""
+        on ImageNet?" is not about the one paper that mentions ImageNet). Unless `as_written`, a
+        paper's own name also matches in lower case ("summarize eugens")."""
         tokens = set(re.findall(r"[\w-]+", query))
         named = [pid for name, pid in self.title_names.items() if name in tokens] or [
             pid for name, pids in self.names.items() if name in tokens for pid in pids
         ]
+        if not named and not as_written:
+            named = self._typed({token.casefold() for token in tokens})
         words = words_key(query).split()
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])

@@ -51,6 +51,7 @@ class Retriever:
         self.catalog = Catalog(lexical.papers, self.settings.retrieval.min_title_ratio)
         self.chunk_papers = np.array([paper_of(c) for c in lexical.chunk_ids])
         metadata = MetadataIndex(lexical.papers, lexical.names)
+        metadata.abstract_of = lambda pid: self.store.abstracts([pid]).get(pid, "")
         if hasattr(self, "metadata"):  # in place: the answer checks hold on to it
             vars(self.metadata).update(vars(metadata))
         else:

@@ -12,7 +12,7 @@ class CitedNames(Check):
         cite.cite_named_titles(review.sentences, review.sources)
         for sentence in review.sentences:
             if not sentence.citations:
-                named = set(review.tools.metadata.mentioned(sentence.text))
+                named = set(review.tools.metadata.mentioned(sentence.text, as_written=True))
                 hits = [n for n, s in enumerate(review.sources, 1) if s.paper.paper_id in named]
                 sentence.citations += hits if len(hits) == 1 else []
         return []
