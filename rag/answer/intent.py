@@ -138,6 +138,14 @@ SHAPE_FRAME = re.compile(
 def shape_of(text: str) -> str | None:
     """The answer shape the question asks for: comparison, contribution, summary, or the names
     it uses (datasets, benchmarks ...)."""
+    asked = COMPARISON_ASK.search(text)
+    if (
+        asked
+        and asked.group(1)
+        and asked.group(1).lower().startswith("v")
+        and SUMMARY_ASK.search(text)
+    ):
+        return "summary"  # "tldr the paper about pure vs mixed states"
     for shape, ask in (
         ("comparison", COMPARISON_ASK),
         ("names", NAMES_ASK),

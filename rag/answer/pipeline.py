@@ -227,7 +227,7 @@ class Answerer:
     def _composed(self, intent: Intent, sources: list[Source], draft: Draft) -> Answer | None:
         """A summary, contribution or comparison from the papers' own sentences (rag.answer.roles),
         written without a model; None when the question's papers are not clear."""
-        papers = shaped_papers(intent, sources)
+        papers = shaped_papers(intent, sources, self.tuning.overlooked_relevance)
         if not papers:
             return None
         draft = draft.model_copy(update={"backend": "abstract sentences"})

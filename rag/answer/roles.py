@@ -106,12 +106,16 @@ def naming_sentence(paper) -> str:
     return sentence if count >= 2 else ""
 
 
-def shaped_papers(intent, sources: list[Source]) -> list[Source]:
+def shaped_papers(intent, sources: list[Source], described: float = 0.4) -> list[Source]:
     """The papers a summary, contribution or comparison question is about: those it names (or
     its follow-up refers to), in retrieval order; for a summary or contribution naming none,
-    the most relevant paper. A comparison needs two distinct papers, else there are none."""
+    the most relevant paper. A comparison needs two distinct papers: those named, then the
+    most relevant others at least `described` relevant (what the question describes: "the
+    paper on X vs the one on Y"), else there are none."""
     named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
     if intent.shape == "comparison":
+        if not intent.scope and len(named) < 2:
+            named += [s for s in sources if s not in named and s.relevance >= described]
         return named[:3] if len(named) >= 2 else []
     if intent.shape == "names" and len(named) > 1:
         return []
