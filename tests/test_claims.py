@@ -104,8 +104,10 @@ def test_a_comparison_states_each_paper_under_its_own_citation():
         name = by_paper[number].split(":")[0]
         assert name in sentence.text or "REINIT" not in sentence.text  # never the other's claim
     one = REINIT.model_copy(update={"named": True})
-    other = PRICER.model_copy(update={"named": False})
-    assert shaped_papers(intent, [one, other]) == []  # one paper is no comparison
+    unrelated = PRICER.model_copy(update={"named": False, "relevance": 0.2})
+    assert shaped_papers(intent, [one, unrelated]) == []  # one paper is no comparison
+    described = PRICER.model_copy(update={"named": False, "relevance": 0.45})
+    assert shaped_papers(intent, [one, described]) == [one, described]  # "the paper on X"
 
 
 def test_what_datasets_lists_the_sentence_naming_them():
