@@ -1,11 +1,14 @@
 """A damaged index: every command says so in one message naming the repair (never a segfault or
 a traceback), `rag doctor` finds what is wrong, and `rag doctor --repair` rebuilds it."""
 
+import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -123,3 +126,94 @@ def test_a_missing_vector_folder_is_found_even_before_chroma_opens(index):
         open_store(index)
     with sqlite3.connect(index.chroma_dir / "chroma.sqlite3") as db:
         assert db.execute("PRAGMA quick_check").fetchone()[0] == "ok"  # only the folder is gone
+
+
+# `rag doctor --repair`, stopping at a named moment of its rebuild until the test kills it:
+# before its n-th store write, or once the damaged store is moved aside, or once the new store
+# is moved in (each a rename whose target is named so).
+PAUSING_REPAIR = """
+import sys
+import time
+from pathlib import Path
+
+from rag.cli import main
+from rag.index.store import ChromaStore
+
+moment, count = sys.argv.pop(1), int(sys.argv.pop(1))
+seen = 0
+
+def stop_here(marker):
+    global seen
+    seen += 1
+    if seen == count:
+        print(marker, flush=True)
+        time.sleep(600)
+
+def write(self, *args, _write=ChromaStore.write):
+    if moment == "write":
+        stop_here("write")
+    return _write(self, *args)
+
+def rename(self, target, _rename=Path.rename):
+    moved = _rename(self, target)
+    if moment == Path(target).name.split("-")[0]:
+        stop_here(moment)
+    return moved
+
+ChromaStore.write, Path.rename = write, rename
+main()
+"""
+KILL_AT = {  # (moment, count): the damaged store is still in place, gone, replaced
+    "mid-ingest": ("write", 3),
+    "damaged store moved aside": ("chroma.damaged", 1),
+    "new store moved in": ("chroma", 1),
+}
+
+
+@pytest.mark.parametrize("moment", list(KILL_AT))
+def test_a_repair_killed_during_its_rebuild_is_finished_by_the_next_and_loses_nothing(
+    index, moment
+):
+    truncate_database(index)  # unreadable: the rebuild reads the configured corpus
+    env = os.environ | {
+        "RAG_DATA_DIR": str(index.data_dir),
+        "RAG_EMBEDDING_MODEL": "fake",
+        "RAG_CORPUS_PATHS": str(index.corpus_paths[0]),
+        "RAG_TITLES_PATH": "",
+    }
+    repair = subprocess.Popen(
+        [sys.executable, "-c", PAUSING_REPAIR, *map(str, KILL_AT[moment]), "doctor", "--repair"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    watchdog = threading.Timer(300, repair.kill)
+    watchdog.start()
+    try:
+        reached = repair.stdout.readline().strip()  # the moment, printed as it is reached
+        repair.send_signal(signal.SIGKILL)
+        repair.wait(60)
+    finally:
+        watchdog.cancel()
+    assert reached == KILL_AT[moment][0], repair.stderr.read()[-800:]
+    found = rag(index, "doctor")
+    assert found.returncode == 1 and "BAD rebuild: a rebuild of the store was interrupted" in (
+        found.stdout
+    ), found.stdout
+    if moment == "damaged store moved aside":  # no store: `rag ingest` would start another
+        refused = rag(index, "ingest")
+        assert refused.returncode == 2 and "rag doctor --repair" in refused.stderr
+    repaired = rag(index, "doctor", "--repair")
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr[-800:]
+    listed = rag(index, "papers", "--json")
+    assert listed.returncode == 0 and len(json.loads(listed.stdout)) == CHUNKS_ON_DISK
+    healthy = rag(index, "doctor")
+    assert healthy.returncode == 0 and "BAD" not in healthy.stdout, healthy.stdout
+    assert not (index.data_dir / "rebuilding").exists()
+    found = rag(index, "search", "--mode", "bm25", "--json", "topic 77")
+    assert found.returncode == 0 and json.loads(found.stdout)[0]["title"] == "Paper 77"
+    asked = rag(index, "ask", "--backend", "extractive", "--json", "What is new for topic 77?")
+    assert asked.returncode == 0, asked.stderr[-800:]
+    answer = json.loads(asked.stdout)
+    assert not answer["abstained"] and answer["citations"] and not answer["notices"], answer

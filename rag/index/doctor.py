@@ -11,15 +11,13 @@ index in a child process and asks it to find sampled chunks by their own vectors
 
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from rag.config import Settings
 from rag.errors import StorageError, StoreError
-from rag.index.access import explained, refusal, refused, unwritable
+from rag.index.access import refusal, refused, unwritable
 from rag.index.integrity import Finding, database_finding, segments_finding
 
 PROBE_TIMEOUT_S = 300
@@ -105,7 +103,17 @@ def lexical_finding(settings: Settings) -> Finding:
 
 
 def diagnose(settings: Settings) -> list[Finding]:
-    """Every part, in order; a part whose foundation is damaged is not opened."""
+    """Every part, in order, after a rebuild that was cut short; a part whose foundation is
+    damaged is not opened."""
+    from rag.index.rebuild import interrupted_finding
+
+    findings = parts(settings)
+    interrupted = None if settings.chroma_host else interrupted_finding(settings)
+    return [interrupted, *findings] if interrupted else findings
+
+
+def parts(settings: Settings) -> list[Finding]:
+    """Every part of the index, in order; a part whose foundation is damaged is not opened."""
     if settings.chroma_host:
         from rag.index import open_store
 
@@ -126,24 +134,12 @@ def diagnose(settings: Settings) -> list[Finding]:
     return findings
 
 
-def source_files(settings: Settings) -> list[Path]:
-    """The corpus files the stored papers came from (read from the database directly, which
-    needs no vector index)."""
-    path = settings.chroma_dir / "chroma.sqlite3"
-    try:
-        with sqlite3.connect(f"file:{path}?mode=rw", uri=True) as db:
-            rows = db.execute(
-                "SELECT DISTINCT string_value FROM embedding_metadata WHERE key = 'source_file'"
-            ).fetchall()
-        return sorted(Path(value) for (value,) in rows if value)
-    except sqlite3.Error:
-        return []
-
-
 def repair(settings: Settings, findings: list[Finding], say=print) -> None:
     """Rebuild what is damaged: the BM25 index from the store; a damaged store from the corpus
-    files its papers came from (the damaged store is kept aside, not deleted)."""
-    from rag.index import refresh_lexical_index, run_ingest
+    files its papers came from (see rebuild.py: the damaged store is kept aside, and a rebuild
+    cut short is resumed)."""
+    from rag.index import refresh_lexical_index
+    from rag.index.rebuild import rebuild_store
 
     if refusals := [finding for finding in findings if finding.kind == "storage"]:
         raise StorageError(  # a store is moved aside only when it is shown to be damaged
@@ -151,21 +147,8 @@ def repair(settings: Settings, findings: list[Finding], say=print) -> None:
             f"this: {refusals[0].detail}"
         )
     damaged = {finding.part for finding in findings if not finding.ok}
-    if damaged & {"store", "store database", "vector index files", "vector index"}:
-        files = [path for path in source_files(settings) if path.is_file()] or None
-        if settings.chroma_dir.is_dir():
-            aside = settings.data_dir / f"chroma.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
-            with explained(settings.data_dir):
-                settings.chroma_dir.rename(aside)
-            say(f"Moved the damaged store to {aside}.")
-        shutil.rmtree(settings.bm25_dir, ignore_errors=True)
-        say(
-            "Rebuilding the index from "
-            + (", ".join(map(str, files)) if files else "the configured corpus")
-            + " …"
-        )
-        report = run_ingest(settings, files, show_progress=True)
-        say(f"Rebuilt: {report.added} papers, {report.errors} records rejected.")
+    if damaged & {"rebuild", "store", "store database", "vector index files", "vector index"}:
+        rebuild_store(settings, say)
     elif damaged:
         from rag.index import open_store
 

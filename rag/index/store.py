@@ -228,6 +228,14 @@ class ChromaStore:
             self.collection = self._open_collection()
             self.__dict__.pop("_sentences", None)  # the sentence vectors' collection, anew too
 
+    def close(self) -> None:
+        """Let go of the store's files (Chroma keeps one client per folder in a process, shared
+        by every store opened on it, and closes the files when the last is closed)."""
+        for client in (self._retired, self.client):
+            if client is not None:
+                client.close()
+        self._retired = None
+
     def _pages(self, where: dict | None = None, documents: bool = False):
         include = ["metadatas", "documents"] if documents else ["metadatas"]
         offset = 0
