@@ -10,10 +10,12 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
 import pytest
 
 from rag.config import Settings
 from rag.index import run_ingest
+from rag.index.integrity import HEADER
 from tests.conftest import abstract, write_jsonl
 
 pytestmark = pytest.mark.slow  # `rag` processes over an index of 1,100 papers
@@ -76,8 +78,59 @@ def truncate_database(settings: Settings) -> None:
         db.truncate(path.stat().st_size // 2)
 
 
+def elements(settings: Settings) -> list[int]:
+    """How many elements each HNSW file holds, by its header."""
+    return [HEADER.unpack((f / "header.bin").read_bytes())[3] for f in segment_folders(settings)]
+
+
+def random_block_mid_level0(settings: Settings) -> None:
+    """8 KB of random bytes in the middle of each data_level0.bin (over the links, vectors and
+    labels of the five elements or so there, when the file holds that many)."""
+    for folder in segment_folders(settings):
+        with open(folder / "data_level0.bin", "r+b") as level0:
+            level0.seek(level0.seek(0, os.SEEK_END) // 2)
+            level0.write(os.urandom(8192))
+
+
+def overwrite_vectors(settings: Settings, rows: int = 5) -> None:
+    """Random floats over the vectors of a few elements of each HNSW file, leaving their links
+    and labels sound."""
+    for folder in segment_folders(settings):
+        header = HEADER.unpack((folder / "header.bin").read_bytes())
+        count, element, data_at, label_at = header[3], header[4], header[6], header[5]
+        with open(folder / "data_level0.bin", "r+b") as level0:
+            for row in range(count // 2, min(count // 2 + rows, count)):
+                level0.seek(row * element + data_at)
+                level0.write(os.urandom(label_at - data_at))
+
+
+def stored_vectors(settings: Settings) -> dict[str, dict[str, list[float]]]:
+    """Every stored vector by collection and id, as a fresh client reads them."""
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()  # not the vectors this process read before
+    client = chromadb.PersistentClient(path=str(settings.chroma_dir))
+    vectors = {}
+    for collection in client.list_collections():
+        stored = collection.get(include=["embeddings"])
+        vectors[collection.name] = dict(zip(stored["ids"], stored["embeddings"].tolist()))
+    return vectors
+
+
+def same_vectors(one: dict, other: dict) -> bool:
+    return one.keys() == other.keys() and all(
+        one[name].keys() == other[name].keys()
+        and np.allclose(
+            [one[name][key] for key in one[name]], [other[name][key] for key in one[name]]
+        )
+        for name in one
+    )
+
+
 DAMAGE = {  # (a truncated data_level0.bin is what a killed ingest leaves: Chroma recovers)
     "data_level0.bin overwritten": overwrite_level0,
+    "8 KB of random bytes mid data_level0.bin": random_block_mid_level0,
     "HNSW folder deleted": delete_segments,
     "chroma.sqlite3 half truncated": truncate_database,
 }
@@ -217,3 +270,59 @@ def test_a_repair_killed_during_its_rebuild_is_finished_by_the_next_and_loses_no
     assert asked.returncode == 0, asked.stderr[-800:]
     answer = json.loads(asked.stdout)
     assert not answer["abstained"] and answer["citations"] and not answer["notices"], answer
+
+
+def test_changed_vector_bytes_behind_sound_links_are_found_and_repaired(index):
+    pristine_vectors = stored_vectors(index)
+    overwrite_vectors(index)
+    assert not same_vectors(stored_vectors(index), pristine_vectors)  # what searches read
+    assert rag(index, "papers").returncode == 0  # the files' structure is sound
+    found = rag(index, "doctor")
+    assert found.returncode == 1, found.stdout
+    assert "BAD vector index: 10 stored vectors differ from those written at ingest" in (
+        found.stdout
+    )
+    repaired = rag(index, "doctor", "--repair")
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr[-800:]
+    assert "vectors match their ingest checks" in repaired.stdout
+    assert same_vectors(stored_vectors(index), pristine_vectors)
+
+
+def test_random_bytes_where_an_hnsw_file_holds_no_elements_yet_change_nothing_answers_read(
+    tmp_path,
+):
+    """A small collection lives in Chroma's log: its HNSW files are allocated but hold no
+    element, Chroma never reads their bytes, and writes them anew when the collection grows.
+    What answers read from Chroma (its nearest chunks, the stored vectors) stays the same."""
+    corpus = write_jsonl(
+        tmp_path / "small.jsonl",
+        [{"title": f"Paper {n}", "abstract": abstract(f"topic {n}", 20)} for n in range(60)],
+    )
+    small = Settings(
+        embedding_model="fake", data_dir=tmp_path / "data", corpus_paths=[corpus], titles_path=None
+    )
+    run_ingest(small, show_progress=False)
+
+    def nearest() -> list[list[tuple[str, float]]]:
+        """Each question's nearest papers by their vectors alone, with their scores."""
+        shown = []
+        for question in ("What is new for topic 7?", "topic 42", "a method on benchmarks"):
+            found = rag(small, "search", "--mode", "dense", "-k", "10", "--json", question)
+            assert found.returncode == 0, found.stderr[-800:]
+            shown.append([(hit["title"], hit["score"]) for hit in json.loads(found.stdout)])
+        return shown
+
+    before, vectors = nearest(), stored_vectors(small)
+    assert elements(small) == [0, 0]  # the damage below lies past every element
+    random_block_mid_level0(small)
+    assert nearest() == before and same_vectors(stored_vectors(small), vectors)
+    healthy = rag(small, "doctor")
+    assert healthy.returncode == 0 and "181 vectors match their ingest checks" in healthy.stdout
+    more = write_jsonl(
+        tmp_path / "more.jsonl",
+        [{"title": f"More {n}", "abstract": abstract(f"subject {n}", 20)} for n in range(1_200)],
+    )
+    assert rag(small, "ingest", str(more)).returncode == 0  # past 1,000: the files are written
+    assert all(elements(small))
+    grown = rag(small, "doctor")
+    assert grown.returncode == 0 and "3781 vectors match their ingest checks" in grown.stdout

@@ -22,6 +22,7 @@ from rag.index.integrity import Finding, database_finding, segments_finding
 
 PROBE_TIMEOUT_S = 300
 SAMPLE = 5  # chunks whose own vector must find them
+PAGE = 5000  # vectors compared with their checks at a time
 
 
 def vector_finding(settings: Settings) -> Finding:
@@ -48,7 +49,8 @@ def vector_finding(settings: Settings) -> Finding:
 
 
 def probe(data_dir: Path, collection: str) -> dict:
-    """Run in the child: open the collection, count it, find sampled chunks by their vectors."""
+    """Run in the child: open the collection, count it, find sampled chunks by their vectors,
+    and compare every stored vector (the chunks' and the sentences') with its ingest checks."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -69,12 +71,49 @@ def probe(data_dir: Path, collection: str) -> dict:
             for cid, hits, distances in zip(sample["ids"], found["ids"], found["distances"])
             if cid not in hits and not (distances and distances[0] < 1e-6)
         ]
+        wanted = (collection, f"{collection}-sentences")
+        names = sorted(c.name for c in client.list_collections() if c.name in wanted)
+        checked = {
+            name: compare_vectors(client.get_collection(name, embedding_function=None))
+            for name in names
+        }
     except Exception as error:  # noqa: BLE001 - any failure is the verdict
         detail = f"cannot be read ({type(error).__name__}: {error})"[:300]
         return {"ok": False, "detail": detail, "kind": "storage" if refusal(error) else "damage"}
     if len(lost) > len(sample["ids"]) // 2:  # the search is approximate: one miss is normal
         return {"ok": False, "detail": f"its vectors do not find their own chunks ({lost[0]})"}
-    return {"ok": True, "detail": f"{count} chunks; sampled chunks are found by their vectors"}
+    differ = {name: ids for name, (ids, _, _) in checked.items() if ids}
+    if differ:
+        total = sum(len(ids) for ids in differ.values())
+        name, ids = next(iter(differ.items()))
+        return {
+            "ok": False,
+            "detail": f"{total} stored vectors differ from those written at ingest (the HNSW "
+            f"files are damaged; the first is {ids[0]} in '{name}')",
+        }
+    verified = sum(n for _, n, _ in checked.values())
+    unchecked = sum(n for _, _, n in checked.values())
+    detail = f"{count} chunks; sampled chunks are found by their vectors; {verified} vectors match"
+    detail += " their ingest checks"
+    if unchecked:
+        detail += f" ({unchecked} stored before checks were kept are not verified)"
+    return {"ok": True, "detail": detail}
+
+
+def compare_vectors(collection) -> tuple[list[str], int, int]:
+    """The ids of the collection's vectors that differ from their ingest checks, how many were
+    verified, and how many have no checks."""
+    from rag.index.vector_checks import differing
+
+    differ, verified, unchecked, offset = [], 0, 0, 0
+    while True:
+        page = collection.get(limit=PAGE, offset=offset, include=["embeddings", "metadatas"])
+        positions, without = differing(page["embeddings"], page["metadatas"])
+        differ += [page["ids"][i] for i in positions]
+        verified, unchecked = verified + len(page["ids"]) - without, unchecked + without
+        if len(page["ids"]) < PAGE:
+            return differ, verified, unchecked
+        offset += PAGE
 
 
 def lexical_finding(settings: Settings) -> Finding:
