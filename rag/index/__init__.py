@@ -10,8 +10,7 @@ def open_store(settings: Settings, create: bool = False):
     """The configured Chroma store, checked against the configured embedder."""
     from rag.index.access import check_writable
     from rag.index.embedder import embedder_name
-    from rag.index.integrity import check_before_opening
-    from rag.index.rebuild import check_not_mid_rebuild
+    from rag.index.integrity import check_before_opening, check_not_mid_rebuild
     from rag.index.store import ChromaStore
 
     check_writable(settings)  # Chroma writes even to read: a read-only dir is no damage

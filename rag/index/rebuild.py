@@ -14,11 +14,9 @@ import time
 from pathlib import Path
 
 from rag.config import Settings
-from rag.errors import StoreError
 from rag.index.access import explained
-from rag.index.integrity import Finding
+from rag.index.integrity import STAGING, Finding
 
-STAGING = "rebuilding"
 PLAN = "rebuild.json"
 DONE = "rebuilding.done"  # the staging folder once moved in, until it is removed
 
@@ -51,18 +49,6 @@ def interrupted_finding(settings: Settings) -> Finding | None:
     state = "finished but not moved in" if read_plan(staging).get("finished") else "unfinished"
     detail = f"a rebuild of the store was interrupted ({state}) in {staging}"
     return Finding(part="rebuild", ok=False, detail=detail)
-
-
-def check_not_mid_rebuild(settings: Settings) -> None:
-    """Raise when a rebuild was cut short between moving the damaged store aside and moving
-    the new one in: the store is missing, and `rag ingest` would start another."""
-    if settings.chroma_host or (settings.chroma_dir / "chroma.sqlite3").is_file():
-        return
-    if (settings.data_dir / STAGING).is_dir():
-        raise StoreError(
-            f"A rebuild of the index in {settings.data_dir} was interrupted before it was "
-            "moved in; run `rag doctor --repair` to finish it."
-        )
 
 
 def source_files(settings: Settings) -> list[Path]:
