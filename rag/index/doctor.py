@@ -93,10 +93,13 @@ def probe(data_dir: Path, collection: str) -> dict:
         }
     verified = sum(n for _, n, _ in checked.values())
     unchecked = sum(n for _, _, n in checked.values())
-    detail = f"{count} chunks; sampled chunks are found by their vectors; {verified} vectors match"
-    detail += " their ingest checks"
-    if unchecked:
-        detail += f" ({unchecked} stored before checks were kept are not verified)"
+    detail = f"{count} chunks; sampled chunks are found by their vectors; "
+    if not verified:
+        detail += "their vectors are not verified (stored before ingest kept checks of them)"
+    else:
+        detail += f"{verified} vectors match their ingest checks"
+        if unchecked:
+            detail += f" ({unchecked} stored before checks were kept are not verified)"
     return {"ok": True, "detail": detail}
 
 
