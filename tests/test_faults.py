@@ -2,6 +2,7 @@
 message (and, for answers, the extractive answer instead), never a hang, and never a silent
 call to a hosted service."""
 
+import struct
 import time
 from pathlib import Path
 
@@ -13,9 +14,11 @@ from rag.config import Settings
 from rag.errors import ConfigError, StoreError
 from rag.llm import BackendError, Prompt, availability, load_backend
 from rag.llm.bundled import QWEN_CODER_1_5B
+from rag.llm.gguf import truncation
+from rag.llm.runner import shared_process
 from rag.models import Message
 from rag.tuning import AnswerTuning
-from tests.conftest import FORGETTING_QUESTION, free_port, start_chroma, stop
+from tests.conftest import BUNDLED_MODEL, FORGETTING_QUESTION, free_port, start_chroma, stop
 from tests.fake_servers import (
     cut_off_handler,
     endless_handler,
@@ -96,6 +99,76 @@ def test_garbage_file_as_local_model_path_is_refused_with_what_to_do(fake_index,
     missing = fake_index.model_copy(update={"local_model_path": tmp_path / "nope.gguf"})
     with pytest.raises(ConfigError, match="does not exist.*scripts/setup.sh"):
         load_backend("local", missing)
+
+
+def gguf_file(path: Path) -> int:
+    """A small GGUF v3 file at `path` (metadata of several kinds, three tensors of different
+    types at 64-byte alignment); returns where its tensor data starts."""
+
+    def string(text: str) -> bytes:
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    metadata = [
+        string("general.architecture") + struct.pack("<I", 8) + string("llama"),
+        string("general.alignment") + struct.pack("<II", 4, 64),
+        string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 3) + string("a") * 3,
+        string("tokenizer.ggml.scores") + struct.pack("<IIQ3f", 9, 6, 3, 0.0, 1.0, 2.0),
+    ]
+    tensors = [  # name, shape, ggml type, offset: f32 8x4 (128 B), q4_K 256x2 (288 B), q6_K 512
+        ("token_embd.weight", (8, 4), 0, 0),
+        ("blk.0.attn_q.weight", (256, 2), 12, 128),
+        ("output.weight", (512,), 14, 448),  # 2 blocks of 210 B: the data ends at 868
+    ]
+    infos = [
+        string(name) + struct.pack(f"<I{len(shape)}QIQ", len(shape), *shape, kind, offset)
+        for name, shape, kind, offset in tensors
+    ]
+    header = struct.pack("<4sIQQ", b"GGUF", 3, len(tensors), len(metadata))
+    header += b"".join(metadata + infos)
+    header += bytes(-len(header) % 64)
+    path.write_bytes(header + bytes(range(256)) * 3 + bytes(100))  # 868 bytes of data
+    return len(header)
+
+
+def test_a_truncated_gguf_is_named_with_its_cause_and_the_answer_falls_back(
+    fake_index, fake_retriever, tmp_path
+):
+    model = tmp_path / "model.gguf"
+    data_start = gguf_file(model)
+    assert truncation(model) is None
+    whole = model.read_bytes()
+    settings = fake_index.model_copy(update={"llm_backend": "local", "local_model_path": model})
+    cut_inside = {"metadata": 60, "tensor list": data_start - 80, "tensors": data_start + 500}
+    cut_inside["the last byte"] = len(whole) - 1
+    for where, length in cut_inside.items():
+        model.write_bytes(whole[:length])
+        reason = availability(settings, ("local",))["local"]
+        assert f"{model} is truncated" in reason and "RAG_LOCAL_MODEL_PATH" in reason, where
+        assert ("GGUF header" in reason) == (length < data_start), (where, reason)
+    streamed, answer, _ = ask(settings, fake_retriever)
+    cause = f"{model} is truncated: its tensors need {data_start + 868:,} bytes"
+    assert_extractive_fallback(answer, streamed, "local backend failed", cause)
+    # refused before any model process started: nothing could hang
+    assert shared_process(model, settings.llm_threads, settings.llm_context).starts == 0
+
+
+@pytest.mark.slow  # starts llama.cpp
+def test_a_cut_short_copy_of_the_bundled_model_is_refused_and_llama_cpp_would_refuse_it(
+    fake_index, tmp_path
+):
+    assert truncation(BUNDLED_MODEL) is None  # its 339 tensors (f32, q4_K, q6_K) are sized right
+    copy = tmp_path / "model.gguf"
+    with BUNDLED_MODEL.open("rb") as source, copy.open("wb") as target:
+        target.write(source.read(8 << 20))  # the header and the first tensors
+        target.truncate(QWEN_CODER_1_5B.size - 4096)  # sparse: 4 KB short of the whole model
+    backend = load_backend("local", fake_index.model_copy(update={"local_model_path": copy}))
+    expected = f"need {QWEN_CODER_1_5B.size:,} bytes but the file has {copy.stat().st_size:,}"
+    with pytest.raises(BackendError, match=rf"{copy} is truncated: its tensors {expected}"):
+        backend.check()
+    with copy.open("r+b") as handle:
+        handle.truncate(8 << 20)
+    with pytest.raises(BackendError, match=rf"exited with status 1 while loading {copy}: "):
+        backend.url()  # past the check, llama.cpp refuses it too: its process ends, no hang
 
 
 # --- an OpenAI-compatible server misbehaving ---

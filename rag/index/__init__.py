@@ -10,11 +10,12 @@ def open_store(settings: Settings, create: bool = False):
     """The configured Chroma store, checked against the configured embedder."""
     from rag.index.access import check_writable
     from rag.index.embedder import embedder_name
-    from rag.index.integrity import check_before_opening
+    from rag.index.integrity import check_before_opening, check_not_mid_rebuild
     from rag.index.store import ChromaStore
 
     check_writable(settings)  # Chroma writes even to read: a read-only dir is no damage
     check_before_opening(settings)  # a damaged file must give a message, not a segfault
+    check_not_mid_rebuild(settings)
     name = embedder_name(settings.embedding_model, settings.embedding_backend)
     return ChromaStore(settings, name, create=create)
 
@@ -63,8 +64,11 @@ def run_ingest(
     embedder = embedder or embedder_from_settings(settings)
     chunker = Chunker(embedder, settings.chunk_size, settings.chunk_overlap)
     store = open_store(settings, create=True)
-    report = ingest(corpus.papers, store, chunker, prune, show_progress, progress_style)
-    refresh_lexical_index(settings, store)
+    try:
+        report = ingest(corpus.papers, store, chunker, prune, show_progress, progress_style)
+        refresh_lexical_index(settings, store)
+    finally:  # a rebuild moves the store's folder next
+        store.close()
     report.seconds = round(time.monotonic() - started, 2)
     report.errors = len(errors)
     report.problems = [str(problem) for problem in errors]

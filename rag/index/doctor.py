@@ -11,19 +11,18 @@ index in a child process and asks it to find sampled chunks by their own vectors
 
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from rag.config import Settings
 from rag.errors import StorageError, StoreError
-from rag.index.access import explained, refusal, refused, unwritable
+from rag.index.access import refusal, refused, unwritable
 from rag.index.integrity import Finding, database_finding, segments_finding
 
 PROBE_TIMEOUT_S = 300
 SAMPLE = 5  # chunks whose own vector must find them
+PAGE = 5000  # vectors compared with their checks at a time
 
 
 def vector_finding(settings: Settings) -> Finding:
@@ -50,7 +49,8 @@ def vector_finding(settings: Settings) -> Finding:
 
 
 def probe(data_dir: Path, collection: str) -> dict:
-    """Run in the child: open the collection, count it, find sampled chunks by their vectors."""
+    """Run in the child: open the collection, count it, find sampled chunks by their vectors,
+    and compare every stored vector (the chunks' and the sentences') with its ingest checks."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -71,12 +71,52 @@ def probe(data_dir: Path, collection: str) -> dict:
             for cid, hits, distances in zip(sample["ids"], found["ids"], found["distances"])
             if cid not in hits and not (distances and distances[0] < 1e-6)
         ]
+        wanted = (collection, f"{collection}-sentences")
+        names = sorted(c.name for c in client.list_collections() if c.name in wanted)
+        checked = {
+            name: compare_vectors(client.get_collection(name, embedding_function=None))
+            for name in names
+        }
     except Exception as error:  # noqa: BLE001 - any failure is the verdict
         detail = f"cannot be read ({type(error).__name__}: {error})"[:300]
         return {"ok": False, "detail": detail, "kind": "storage" if refusal(error) else "damage"}
     if len(lost) > len(sample["ids"]) // 2:  # the search is approximate: one miss is normal
         return {"ok": False, "detail": f"its vectors do not find their own chunks ({lost[0]})"}
-    return {"ok": True, "detail": f"{count} chunks; sampled chunks are found by their vectors"}
+    differ = {name: ids for name, (ids, _, _) in checked.items() if ids}
+    if differ:
+        total = sum(len(ids) for ids in differ.values())
+        name, ids = next(iter(differ.items()))
+        return {
+            "ok": False,
+            "detail": f"{total} stored vectors differ from those written at ingest (the HNSW "
+            f"files are damaged; the first is {ids[0]} in '{name}')",
+        }
+    verified = sum(n for _, n, _ in checked.values())
+    unchecked = sum(n for _, _, n in checked.values())
+    detail = f"{count} chunks; sampled chunks are found by their vectors; "
+    if not verified:
+        detail += "their vectors are not verified (stored before ingest kept checks of them)"
+    else:
+        detail += f"{verified} vectors match their ingest checks"
+        if unchecked:
+            detail += f" ({unchecked} stored before checks were kept are not verified)"
+    return {"ok": True, "detail": detail}
+
+
+def compare_vectors(collection) -> tuple[list[str], int, int]:
+    """The ids of the collection's vectors that differ from their ingest checks, how many were
+    verified, and how many have no checks."""
+    from rag.index.vector_checks import differing
+
+    differ, verified, unchecked, offset = [], 0, 0, 0
+    while True:
+        page = collection.get(limit=PAGE, offset=offset, include=["embeddings", "metadatas"])
+        positions, without = differing(page["embeddings"], page["metadatas"])
+        differ += [page["ids"][i] for i in positions]
+        verified, unchecked = verified + len(page["ids"]) - without, unchecked + without
+        if len(page["ids"]) < PAGE:
+            return differ, verified, unchecked
+        offset += PAGE
 
 
 def lexical_finding(settings: Settings) -> Finding:
@@ -105,7 +145,17 @@ def lexical_finding(settings: Settings) -> Finding:
 
 
 def diagnose(settings: Settings) -> list[Finding]:
-    """Every part, in order; a part whose foundation is damaged is not opened."""
+    """Every part, in order, after a rebuild that was cut short; a part whose foundation is
+    damaged is not opened."""
+    from rag.index.rebuild import interrupted_finding
+
+    findings = parts(settings)
+    interrupted = None if settings.chroma_host else interrupted_finding(settings)
+    return [interrupted, *findings] if interrupted else findings
+
+
+def parts(settings: Settings) -> list[Finding]:
+    """Every part of the index, in order; a part whose foundation is damaged is not opened."""
     if settings.chroma_host:
         from rag.index import open_store
 
@@ -126,24 +176,12 @@ def diagnose(settings: Settings) -> list[Finding]:
     return findings
 
 
-def source_files(settings: Settings) -> list[Path]:
-    """The corpus files the stored papers came from (read from the database directly, which
-    needs no vector index)."""
-    path = settings.chroma_dir / "chroma.sqlite3"
-    try:
-        with sqlite3.connect(f"file:{path}?mode=rw", uri=True) as db:
-            rows = db.execute(
-                "SELECT DISTINCT string_value FROM embedding_metadata WHERE key = 'source_file'"
-            ).fetchall()
-        return sorted(Path(value) for (value,) in rows if value)
-    except sqlite3.Error:
-        return []
-
-
 def repair(settings: Settings, findings: list[Finding], say=print) -> None:
     """Rebuild what is damaged: the BM25 index from the store; a damaged store from the corpus
-    files its papers came from (the damaged store is kept aside, not deleted)."""
-    from rag.index import refresh_lexical_index, run_ingest
+    files its papers came from (see rebuild.py: the damaged store is kept aside, and a rebuild
+    cut short is resumed)."""
+    from rag.index import refresh_lexical_index
+    from rag.index.rebuild import rebuild_store
 
     if refusals := [finding for finding in findings if finding.kind == "storage"]:
         raise StorageError(  # a store is moved aside only when it is shown to be damaged
@@ -151,21 +189,8 @@ def repair(settings: Settings, findings: list[Finding], say=print) -> None:
             f"this: {refusals[0].detail}"
         )
     damaged = {finding.part for finding in findings if not finding.ok}
-    if damaged & {"store", "store database", "vector index files", "vector index"}:
-        files = [path for path in source_files(settings) if path.is_file()] or None
-        if settings.chroma_dir.is_dir():
-            aside = settings.data_dir / f"chroma.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
-            with explained(settings.data_dir):
-                settings.chroma_dir.rename(aside)
-            say(f"Moved the damaged store to {aside}.")
-        shutil.rmtree(settings.bm25_dir, ignore_errors=True)
-        say(
-            "Rebuilding the index from "
-            + (", ".join(map(str, files)) if files else "the configured corpus")
-            + " …"
-        )
-        report = run_ingest(settings, files, show_progress=True)
-        say(f"Rebuilt: {report.added} papers, {report.errors} records rejected.")
+    if damaged & {"rebuild", "store", "store database", "vector index files", "vector index"}:
+        rebuild_store(settings, say)
     elif damaged:
         from rag.index import open_store
 

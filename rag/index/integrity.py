@@ -17,6 +17,7 @@ from rag.errors import StoreError
 from rag.index.access import refusal
 
 REPAIR = "run `rag doctor --repair`"
+STAGING = "rebuilding"  # the folder in the data dir a repair builds the new store in
 # hnswlib's header.bin as Chroma writes it: version, offsetLevel0, max_elements,
 # cur_element_count, size_data_per_element, label_offset, offsetData, maxlevel,
 # enterpoint_node, maxM, maxM0, M, mult, ef_construction.
@@ -44,6 +45,18 @@ def check_before_opening(settings: Settings) -> None:
                 f"The index in {settings.data_dir} is damaged: {finding.detail}. To rebuild it, "
                 f"{REPAIR}."
             )
+
+
+def check_not_mid_rebuild(settings: Settings) -> None:
+    """Raise when a rebuild was cut short between moving the damaged store aside and moving
+    the new one in: the store is missing, and `rag ingest` would start another."""
+    if settings.chroma_host or (settings.chroma_dir / "chroma.sqlite3").is_file():
+        return
+    if (settings.data_dir / STAGING).is_dir():
+        raise StoreError(
+            f"A rebuild of the index in {settings.data_dir} was interrupted before it was "
+            "moved in; run `rag doctor --repair` to finish it."
+        )
 
 
 def database_finding(settings: Settings) -> Finding:

@@ -228,6 +228,14 @@ class ChromaStore:
             self.collection = self._open_collection()
             self.__dict__.pop("_sentences", None)  # the sentence vectors' collection, anew too
 
+    def close(self) -> None:
+        """Let go of the store's files (Chroma keeps one client per folder in a process, shared
+        by every store opened on it, and closes the files when the last is closed)."""
+        for client in (self._retired, self.client):
+            if client is not None:
+                client.close()
+        self._retired = None
+
     def _pages(self, where: dict | None = None, documents: bool = False):
         include = ["metadatas", "documents"] if documents else ["metadatas"]
         offset = 0
@@ -325,7 +333,11 @@ class ChromaStore:
 
     @server_call
     def write(self, ids: list[str], texts: list[str], embeddings, metadatas: list[dict]) -> None:
-        """Upsert chunks in one call (all chunks of a paper go in the same call)."""
+        """Upsert chunks in one call (all chunks of a paper go in the same call), each with its
+        vector's checks (see vector_checks.py)."""
+        from rag.index.vector_checks import vector_checks
+
+        metadatas = [meta | checks for meta, checks in zip(metadatas, vector_checks(embeddings))]
         self.collection.upsert(ids=ids, documents=texts, embeddings=embeddings, metadatas=metadatas)
 
     @server_call
@@ -364,10 +376,14 @@ class ChromaStore:
 
     @server_call
     def write_sentences(self, texts: list[str], embeddings) -> None:
+        from rag.index.vector_checks import vector_checks
+
         for start in range(0, len(texts), PAGE):
+            vectors = embeddings[start : start + PAGE]
             self._sentences.upsert(
                 ids=[sentence_key(t) for t in texts[start : start + PAGE]],
-                embeddings=embeddings[start : start + PAGE],
+                embeddings=vectors,
+                metadatas=vector_checks(vectors),
             )
 
     @server_call

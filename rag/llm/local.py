@@ -8,6 +8,7 @@ from rag.config import Settings
 from rag.errors import ConfigError
 from rag.llm.base import BackendError, Prompt
 from rag.llm.bundled import QWEN_CODER_1_5B
+from rag.llm.gguf import truncation
 from rag.llm.remote import OpenAICompatibleBackend, openai_like
 from rag.llm.runner import ALIAS, shared_process
 
@@ -36,10 +37,16 @@ class LocalBackend(OpenAICompatibleBackend):
         self._side: LocalBackend | None = None
 
     def check(self) -> None:
-        """Every GGUF file starts with b"GGUF"; this catches garbage without loading 1 GB."""
+        """Every GGUF file starts with b"GGUF", and is as long as its header's tensors need:
+        this catches garbage and cut-short files without loading 1 GB."""
         with self.path.open("rb") as handle:
             if handle.read(4) != b"GGUF":
                 raise BackendError(f"The local model {self.path} is not a GGUF file; {self.fix}.")
+        if problem := truncation(self.path):
+            raise BackendError(
+                f"The local model {self.path} is truncated: {problem} (an interrupted download "
+                f"or copy leaves such a file); {self.fix}."
+            )
 
     def side_tasks(self) -> "LocalBackend":
         """The same model in a second process. llama.cpp keeps one prompt's start cached per

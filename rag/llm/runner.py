@@ -174,6 +174,8 @@ class ModelProcess:
         except OSError:
             return "(no log)"
         last = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
+        if "Traceback (most recent call last):" in text:  # the exception, not its source line
+            last = last[-1:]
         return " / ".join(last)[-400:] or "(empty log)"
 
     def stop(self) -> None:
