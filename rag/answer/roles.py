@@ -114,12 +114,14 @@ def shaped_papers(intent, sources: list[Source], described: float = 0.4) -> list
     paper on X vs the one on Y"), else there are none."""
     named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
     if intent.shape == "comparison":
-        if not intent.scope and len(named) < 2:
-            named += [s for s in sources if s not in named and s.relevance >= described]
+        if not intent.scope and len(named) < 2:  # "the paper on X vs the one on Y": two
+            named += [s for s in sources if s not in named and s.relevance >= described][
+                : 2 - len(named)
+            ]
         return named[:3] if len(named) >= 2 else []
     if intent.shape == "names" and len(named) > 1:
         return []
-    if len(named) == 1 or (not named and sources and not intent.asks_for_papers):
+    if len(named) == 1 or (not named and sources and not intent.is_list):
         return (named or sources)[:1]
     return []
 
