@@ -119,7 +119,9 @@ NAMES_ASK = re.compile(
     r"^(?!.*\bhow many\b).*\b(what|which|on what|any)\s+(datasets?|benchmarks?|data ?sets?|"
     r"environments?|games?|baselines?)\b"
     r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?)\b[^?]{0,40}\b(used?|evaluat\w*|"
-    r"test\w*|tried|validat\w*|run|ran|trained)\b",
+    r"test\w*|tried|validat\w*|run|ran|trained)\b"
+    r"|\b(names? of|which specific|(which|what) (two|three|four|five|six|\d+))\b[\w -]{0,30}?"
+    r"\b(datasets?|benchmarks?|tasks?|environments?|games?|categories|baselines?)\b",
     re.IGNORECASE,
 )
 COMPARISON_ASK = re.compile(
