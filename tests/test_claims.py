@@ -235,3 +235,16 @@ def test_a_false_premise_about_a_named_paper_is_said_to_be_unstated():
     assert unstated(intent, REINIT) == ["ImageNet"]
     stated = classify("What does REINIT report on CIFAR-10?", named={"p1"})
     assert unstated(stated, REINIT) == []
+
+
+def test_names_an_abstract_only_counts_are_said_not_to_be_named():
+    counted = source(3, "EEGNET: Decoding", "We propose EEGNET. It is validated on three EEG datasets.")
+    intent = classify("What are the names of the EEG datasets used to validate EEGNET?")
+    answer = composed("names", [counted], Draft(intent=intent, backend="test"))
+    assert answer.abstained and answer.reason == Reason.NOT_STATED
+    assert composed("names", [REINIT], Draft(intent=intent, backend="test")).citations
+
+
+def test_a_typed_dataset_name_with_digits_is_a_name():
+    assert names_in("anacp results on cifar-100") == ["cifar-100"]
+    assert "cifar-100" in ungrounded("It reaches 90% on cifar-100.", [REINIT])

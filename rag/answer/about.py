@@ -23,16 +23,17 @@ def asked_paper(intent: Intent, sources: list[Source], relevant: bool) -> Source
     return named[0] if len(named) == 1 else None
 
 
-def unstated(intent: Intent, source: Source) -> list[str]:
+def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
     """The question's words for the details it asks (intent.details) that the paper's text
     never uses, as the question writes them; and the names it gives (datasets, models,
     hardware: "What accuracy does LEGACY reach on CIFAR-10?") that the paper never states — a
-    false premise is answered by saying so, not from the closest sentence."""
+    false premise is answered by saying so, not from the closest sentence. `others` are names
+    of other papers ("EvA vs MLES"): no premise about this one."""
     text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
     missing = intent.details - stems(text)
     words = re.findall(r"[A-Za-z][A-Za-z0-9-]+", intent.text)
     known = Known(text)
-    names = [name for name in names_in(intent.question) if not known.states(name)]
+    names = [n for n in names_in(intent.question) if not known.states(n) and n not in others]
     return list(dict.fromkeys([*(w for w in words if stems(w) & missing), *names]))
 
 
@@ -63,10 +64,12 @@ def not_stated(source: Source, details: list[str], draft: Draft, closest: list) 
     return abstention(draft, [source], Reason.NOT_STATED, text=text)
 
 
-def about_paper(intent: Intent, source: Source, draft: Draft, embedder) -> Answer | None:
+def about_paper(
+    intent: Intent, source: Source, draft: Draft, embedder, others=frozenset()
+) -> Answer | None:
     """The answer to a question about the one paper `source`, when its metadata answers or its
     abstract does not state what is asked; None when the abstract should answer it."""
-    if details := unstated(intent, source):
+    if details := unstated(intent, source, others):
         return not_stated(
             source, details, draft, closest_sentences([source], intent.text, embedder)
         )

@@ -101,13 +101,16 @@ institut univers uni compani fund grant sponsor repositori email review score pa
 SUMMARY_ASK = re.compile(
     r"\b(summari[sz]\w*|summary|summaries|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
     r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$"
-    r"|^\s*(explain|describe)\b[^?]{0,30}\b(paper|work|article)\b"
-    r"|^\s*(explain|describe)\s+\S+\s*(briefly|simply|in (a few|short|brief|simple|plain)\b.*)?\??$",
+    r"|\b(explain|describe)\b[^?]{0,30}\b(paper|work|article)\b"
+    r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
+    r"plain)\b.*))?\s*\??$",
     re.IGNORECASE,
 )
 CONTRIBUTION_ASK = re.compile(
     r"\bwhat (does|did|do|is)\b[^?]{1,60}?\b(propos\w*|introduc\w*|present\w*|contribut\w*|"
     r"offer\w*|develop\w*|do|doing|suggest\w*|show\w*|prove\w*)\s*\??\s*$"
+    r"|\bwhat (does|did|do)\b[^?]{1,120}?\b(propose|proposes|introduce|introduces|contribute|"
+    r"contributes)\b|\bwhat (does|did)\b[^?]{1,60}?\bdo for\b|\bwhat('?s| is) new\b"
     r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b",
     re.IGNORECASE,
 )
@@ -116,7 +119,9 @@ NAMES_ASK = re.compile(
     r"^(?!.*\bhow many\b).*\b(what|which|on what|any)\s+(datasets?|benchmarks?|data ?sets?|"
     r"environments?|games?|baselines?)\b"
     r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?)\b[^?]{0,40}\b(used?|evaluat\w*|"
-    r"test\w*|tried|validat\w*|run|ran|trained)\b",
+    r"test\w*|tried|validat\w*|run|ran|trained)\b"
+    r"|\b(names? of|which specific|(which|what) (two|three|four|five|six|\d+))\b[\w -]{0,30}?"
+    r"\b(datasets?|benchmarks?|tasks?|environments?|games?|categories|baselines?)\b",
     re.IGNORECASE,
 )
 COMPARISON_ASK = re.compile(

@@ -20,13 +20,14 @@ NEGATION = re.compile(r"\b(not|no|never|nor|without|neither)\b|n't\b", re.IGNORE
 
 def is_name(token: str, opens: bool) -> bool:
     """Whether a word is a name: an acronym (MNIST, GNNs), CamelCase (ImageNet), letters with
-    digits (ResNet-18, GPT-4), or a capitalised word inside a sentence (Atari)."""
+    digits (ResNet-18, GPT-4, as typed: cifar-100), or a capitalised word inside a sentence
+    (Atari)."""
     letters = re.sub(r"[^A-Za-z]", "", token)
     if len(letters) < 2 or token.lower() in GENERIC or token in NOT_NAMES:
         return False
     if sum(c.isupper() for c in letters) >= 2 or re.search(r"[a-z][A-Z]", token):
         return True
-    if re.search(r"\d", token) and token[0].isupper():
+    if re.search(r"\d", token) and len(token) >= 4:
         return True
     return token[0].isupper() and not opens
 

@@ -153,7 +153,9 @@ class Answerer:
         elif intent.is_list:
             yield from self._list(intent, sources, draft)
         elif (paper := asked_paper(intent, sources, relevant=True)) and (
-            answer := about_paper(intent, paper, draft, self.embedder)
+            answer := about_paper(
+                intent, paper, draft, self.embedder, self.retriever.metadata.own_names(intent.text)
+            )
         ):
             yield from shown(answer)
         else:

@@ -11,8 +11,9 @@ import re
 from pydantic import BaseModel
 
 from rag.answer import citations as cite
-from rag.answer.draft import Draft
+from rag.answer.draft import Draft, abstention
 from rag.answer.naming import names_in
+from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import split_sentences, title_name
 from rag.text import defang
@@ -114,20 +115,34 @@ def shaped_papers(intent, sources: list[Source], described: float = 0.4) -> list
     paper on X vs the one on Y"), else there are none."""
     named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
     if intent.shape == "comparison":
-        if not intent.scope and len(named) < 2:
-            named += [s for s in sources if s not in named and s.relevance >= described]
+        if not intent.scope and len(named) < 2:  # "the paper on X vs the one on Y": two
+            named += [s for s in sources if s not in named and s.relevance >= described][
+                : 2 - len(named)
+            ]
         return named[:3] if len(named) >= 2 else []
     if intent.shape == "names" and len(named) > 1:
         return []
-    if len(named) == 1 or (not named and sources and not intent.asks_for_papers):
+    if len(named) == 1 or (not named and sources and not intent.is_list):
         return (named or sources)[:1]
     return []
+
+
+# The question wants the names themselves, not what was run ("names of the datasets", "which
+# specific benchmarks", "which two control tasks"): an abstract giving only a count does not say.
+NAMES_ONLY = re.compile(
+    r"\bnames? of\b|\bwhich specific\b|\bwhat are the names\b|\b(which|what) (two|three|four|five|"
+    r"six|seven|eight|\d+)\b",
+    re.IGNORECASE,
+)
 
 
 def _named_things(source: Source, draft: Draft) -> Answer | None:
     """The paper's sentence naming what it uses, cited and shown as its evidence; None when it
     has none (the question takes the normal path)."""
     sentence = naming_sentence(source.paper)
+    if not sentence and NAMES_ONLY.search(draft.intent.text):
+        text = f"The abstract of '{source.paper.title}' does not name them."
+        return abstention(draft, [source], Reason.NOT_STATED, text=text)
     if not sentence:
         return None
     lines = [_line(f"{defang(source.paper.title)}: {defang(sentence).rstrip('.')}.", 1)]

@@ -103,11 +103,17 @@ class MetadataIndex:
     def _typed(self, typed: set[str]) -> list[str]:
         """The papers whose own name a query gives in any case."""
         named = [pid for name, pid in self.typed_names.items() if name in typed]
-        for key in (typed - set(self.typed_names)) & set(self.coined):
+        for key in (typed - set(self.typed_names)) & set(self.coined):  # introduced, any case
             name, pid = self.coined[key]
             if len(key) >= 3 and key not in GENERIC and self.abstract_of:
                 named += [pid] if introduces(self.abstract_of(pid), name) else []
         return named
+
+    def own_names(self, query: str) -> set[str]:
+        """The words of the query that are some paper's own name (a title's, or one its
+        paper introduces), in any case: another paper, not a premise about this one."""
+        tokens = set(re.findall(r"[\w-]+", query))
+        return {t for t in tokens if self._typed({t.casefold()})}
 
     def mentioned(self, query: str, as_written: bool = False) -> list[str]:
         """Papers whose author or method the query names, or whose area label it asks about,
@@ -120,8 +126,10 @@ class MetadataIndex:
         named = [pid for name, pid in self.title_names.items() if name in tokens] or [
             pid for name, pids in self.names.items() if name in tokens for pid in pids
         ]
-        if not named and not as_written:
-            named = self._typed({token.casefold() for token in tokens})
+        if not as_written:  # "EvA vs MLES": a title's name and a name its paper introduces
+            named += [
+                pid for pid in self._typed({t.casefold() for t in tokens}) if pid not in named
+            ]
         words = words_key(query).split()
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
