@@ -1,11 +1,11 @@
 """Answers taken away: Markdown (text with [n] markers and a numbered reference list) and
-BibTeX (one entry per cited paper, with keys that stay the same from answer to answer).
+BibTeX (one entry per cited paper, written by rag/bibtex.py).
 Text from abstracts, users and models is escaped so that it shows as written wherever the
 Markdown is rendered; LaTeX math (`$...$`) is left for the renderer."""
 
 import re
-import unicodedata
 
+from rag.bibtex import bibtex, bibtex_key, year_of  # noqa: F401 - bibtex_key: export.bibtex_key
 from rag.links import safe_url
 from rag.models import Answer, Paper
 from rag.sentences import split_sentences
@@ -29,27 +29,6 @@ LATEX_TEXT = [
     (re.compile(r"\\([%&_#])"), r"\1"),
     (re.compile(r"\\(?:textbf|textit|emph|texttt|mathrm)\{([^{}]*)\}"), r"\1"),
 ]
-CONFERENCE = re.compile(
-    r"neurips|iclr|icml|aaai|ijcai|acl|emnlp|cvpr|iccv|eccv|kdd|conference|"
-    r"proceedings|workshop|symposium",
-    re.IGNORECASE,
-)
-# Characters LaTeX would act on, as commands that print them (braced commands keep the braces
-# of a BibTeX entry balanced).
-LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "{": r"\textbraceleft{}",
-    "}": r"\textbraceright{}",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "_": r"\_",
-    "$": r"\$",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-YEAR = re.compile(r"\b(19|20)\d{2}\b")
-KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward"}
 
 
 def outside_math(text: str, change) -> str:
@@ -93,14 +72,6 @@ def escape(text: str, emphasis: bool = False) -> str:
 def authors_line(authors: list[str], truncated: bool = False, shown: int = 3) -> str:
     names = ", ".join(authors[:shown])
     return names + (" et al." if truncated or len(authors) > shown else "")
-
-
-def year_of(paper: Paper) -> int | None:
-    """The paper's year, or the one its venue names ("NeurIPS 2025")."""
-    if paper.year:
-        return paper.year
-    found = YEAR.search(paper.venue or "")
-    return int(found.group()) if found else None
 
 
 def cited_papers(answer: Answer) -> list[tuple[int, Paper]]:
@@ -175,63 +146,6 @@ def conversation_markdown(answers: list[Answer | None]) -> str:
     for number, answer in enumerate(shown, start=1):
         parts.append(f"## {number}. {escape(answer.question)}\n\n{markdown(answer)}\n")
     return "\n".join(parts)
-
-
-def ascii_word(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", folded.lower())
-
-
-def bibtex_key(paper: Paper) -> str:
-    """surname + year + first title word ("zhang2025bisecle"): the same paper always gets the
-    same key, so entries from different answers merge in a .bib file."""
-    surname = ascii_word(paper.authors[0].split()[-1]) if paper.authors else "anon"
-    words = [ascii_word(w) for w in paper.title.split()]
-    word = next((w for w in words if w and w not in KEY_STOPWORDS), "paper")
-    return f"{surname or 'anon'}{year_of(paper) or ''}{word}"
-
-
-def bibtex(papers: list[Paper]) -> str:
-    """One entry per paper (duplicates merged), written and quoted by bibtexparser."""
-    import bibtexparser
-    from bibtexparser.model import Entry, Field
-
-    library, keys = bibtexparser.Library(), {}
-    for paper in papers:
-        key = bibtex_key(paper)
-        if keys.setdefault(key, paper.paper_id) != paper.paper_id:
-            key += paper.paper_id[:4]  # a different paper with the same key
-        if key in {entry.key for entry in library.entries}:
-            continue
-        library.add(Entry(entry_type(paper), key, [Field(n, v) for n, v in fields(paper)]))
-    return bibtexparser.write_string(library)
-
-
-def entry_type(paper: Paper) -> str:
-    if not paper.venue:
-        return "misc"
-    return "inproceedings" if CONFERENCE.search(paper.venue) else "article"
-
-
-def latex_text(text: str) -> str:
-    """Text that LaTeX prints as written, math and commands included (a title's `\\input{…}`
-    must not run): its special characters as commands that print them."""
-    return "".join(LATEX_SPECIAL.get(character, character) for character in text)
-
-
-def fields(paper: Paper) -> list[tuple[str, str]]:
-    """BibTeX fields in braces, as literal LaTeX text; the url only when it is a safe link."""
-    authors = [*paper.authors, "others"] if paper.authors_truncated else paper.authors
-    venue_field = "booktitle" if entry_type(paper) == "inproceedings" else "journal"
-    values = [
-        ("title", latex_text(paper.title)),
-        ("author", latex_text(" and ".join(authors))),
-        (venue_field, latex_text(paper.venue or "")),
-        ("year", str(year_of(paper) or "")),
-        ("url", safe_url(paper.url) or ""),  # written verbatim: a safe link holds no braces
-        ("keywords", latex_text(", ".join(paper.keywords))),
-    ]
-    return [(name, value) for name, value in values if value]
 
 
 def answer_bibtex(answers: list[Answer | None]) -> str:

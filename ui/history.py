@@ -131,7 +131,7 @@ def zone_of(name) -> ZoneInfo | None:
     """The browser's time zone (an IANA name it reported); None (the server's) if unknown."""
     try:
         return ZoneInfo(name) if isinstance(name, str) and name else None
-    except (ValueError, OSError):  # not a zone name, or not one this machine knows
+    except (ValueError, KeyError, OSError):  # not a zone name, or not one this machine knows
         return None
 
 
@@ -251,6 +251,7 @@ class Conversations:
             )
             chat = None
             if turns:
+                turns = [Turn.model_validate(turn) for turn in turns]
                 chat = SavedChat(title=title_of(turns), updated=time.time(), turns=turns)
         except ValidationError as error:
             log.warning("A conversation was not saved: %s", short(error))

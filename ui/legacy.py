@@ -101,10 +101,10 @@ def bring_over(conversations: history.Conversations, browser: str, stored, data_
         log.warning("Dropped what an earlier version kept in a browser: not its conversations.")
         return True
     chats = chats_of(store)
+    current = store.get("current") if store.get("current") in chats else ""
+    conversations.adopt(browser, current, settings_of(store))  # first: a browser's chats need it
     for chat_id, chat in chats.items():
         conversations.add(browser, chat_id, chat)
-    current = store.get("current") if store.get("current") in chats else ""
-    conversations.adopt(browser, current, settings_of(store))
     log.info("Brought %d conversation(s) over from a browser's storage.", len(chats))
     return True
 
