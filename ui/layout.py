@@ -14,10 +14,10 @@ from ui.turns import FILTERS
 QUICK = {"queue": False, "api_visibility": "undocumented"}
 
 COPY_JS = "(text) => navigator.clipboard.writeText(text)"
-# JS on page load: the browser's id as stored, its time zone, and the conversations an earlier
-# version kept in it (see ui/legacy.py).
-BROWSER_JS = f"""(store, zone, old, turns) => [
-  store, Intl.DateTimeFormat().resolvedOptions().timeZone || "", ({legacy.READ_JS})(), turns
+# JS on page load: the browser's time zone, and the conversations an earlier version kept in it
+# (see ui/legacy.py).
+BROWSER_JS = f"""() => [
+  Intl.DateTimeFormat().resolvedOptions().timeZone || "", ({legacy.READ_JS})()
 ]"""
 DOWNLOAD_JS = """(text) => {
   const link = document.createElement("a");
@@ -127,7 +127,9 @@ def chat_column(chat: Chat, page: Page) -> None:
     )
     filter_chips(page)
     with gr.Row():
-        page.send = gr.Button("Ask", variant="primary", elem_id="ask")
+        # Ask waits for the page load to bring the conversation back, so a question asked at
+        # once is not replaced by it.
+        page.send = gr.Button("Ask", variant="primary", interactive=False, elem_id="ask")
         page.stop = gr.Button("Stop", interactive=False, elem_id="stop")
         page.clear = gr.Button("New chat", elem_id="new-chat")
         page.backend = gr.Dropdown(
@@ -309,13 +311,14 @@ def wire_conversations(chat: Chat, page: Page, demo: gr.Blocks) -> None:
         page.venue.input,
     ]
     gr.on(edited, chat.save, page.kept, page.saved, **QUICK)  # the settings, as they change
-    restored = demo.load(
+    read_browser = demo.load(None, None, [page.zone_box, page.old_box], js=BROWSER_JS, **QUICK)
+    restored = read_browser.then(
         chat.restore,
         [page.store, page.zone_box, page.old_box, page.turns],
         [page.store, *conversation, page.saved, *page.choices, page.zone, page.read],
-        js=BROWSER_JS,
         **QUICK,
     )
+    restored.then(lambda: gr.update(interactive=True), None, page.send, **QUICK)
     restored.then(chat.panel, [page.turns], page.exports, **QUICK).then(
         chat.chips, [page.turns, *page.filters], [*page.chips, page.retry], **QUICK
     ).then(None, page.read, None, js=legacy.CLEAR_JS, **QUICK)

@@ -221,9 +221,15 @@ CSS = """
 .rag-chips { gap: 0.4em; flex-wrap: wrap; }
 .rag-chips button { flex: 0 0 auto !important; min-width: 0 !important; width: auto !important;
   border-radius: 999px; }
-/* the papers table wraps by word, never inside one */
-#papers td, #papers th, #papers td *, #papers th * { word-break: normal !important;
+/* the papers table wraps by word, never inside one; on a phone it is wide enough for its words
+   and scrolls sideways */
+#papers [role=gridcell], #papers [role=gridcell] *, #papers [role=columnheader],
+#papers [role=columnheader] *, #papers td, #papers th { word-break: normal !important;
   overflow-wrap: normal !important; hyphens: manual; }
+@media (max-width: 700px) {
+  #papers .table-container { overflow-x: auto; }
+  #papers .table-wrap { min-width: 640px; }
+}
 """
 
 # The chat's messages name themselves to screen readers by their text as shown, not by their
