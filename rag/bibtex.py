@@ -12,7 +12,9 @@ from rag.links import safe_url
 from rag.models import Paper
 
 YEAR = re.compile(r"\b(19|20)\d{2}\b")
-ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>(?P<yy>\d{2})(?P<mm>\d{2})\.\d{4,5})", re.I)
+ARXIV = re.compile(
+    r"arxiv\.org/(?:abs|pdf)/(?P<id>(?P<yy>\d{2})(?P<mm>\d{2})\.\d{4,5})", re.IGNORECASE
+)
 KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward"}
 # The proceedings a venue's short name stands for (written as their publishers title them).
 PROCEEDINGS = {
@@ -33,7 +35,7 @@ PROCEEDINGS = {
     "kdd": "Proceedings of the ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
 }
 # "NeurIPS 2025", "ICLR": a known venue by its short name (a workshop of it is not).
-KNOWN_VENUE = re.compile(rf"\s*({'|'.join(PROCEEDINGS)})\s*((?:19|20)\d{{2}})?\s*", re.I)
+KNOWN_VENUE = re.compile(rf"\s*({'|'.join(PROCEEDINGS)})\s*((?:19|20)\d{{2}})?\s*", re.IGNORECASE)
 CONFERENCE = re.compile(
     rf"{'|'.join(PROCEEDINGS)}|conference|proceedings|workshop|symposium", re.IGNORECASE
 )

@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.conftest import CHROMIUM, CHROMIUM_FLAGS, SEEDS, TITLES, free_port  # noqa: E402
+from tests.conftest import CHROMIUM, CHROMIUM_FLAGS, SEEDS, TITLES, free_port
 
 DESKTOP = {"width": 1400, "height": 900}
 PHONE = {"width": 390, "height": 844}

@@ -11,6 +11,7 @@ import sqlite3
 import threading
 import time
 from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -116,7 +117,7 @@ def test_stop_ends_the_answer_keeps_the_draft_and_frees_the_queue(seed_index, re
         assert "Answer 1 · sources shown" in page.inner_text("#chat")
         with page.expect_download() as saved:
             page.click("#save-md")  # the export numbers the answers as the chat does
-        text = open(saved.value.path(), encoding="utf-8").read()
+        text = Path(saved.value.path()).read_text(encoding="utf-8")
         assert text.startswith("# Conversation\n\n## 1. ") and "## 2." not in text
     finally:
         demo.close()
@@ -157,7 +158,7 @@ def test_answers_leave_as_clean_markdown_and_bibtex(fake_app, page):
     assert own == copied  # without the label ("Answer 1 · test model · 0.1 s")
     with page.expect_download() as saved:
         page.click("#save-md")
-    text = open(saved.value.path(), encoding="utf-8").read()
+    text = Path(saved.value.path()).read_text(encoding="utf-8")
     assert text.startswith("# Conversation\n\n## 1. ") and copied in text
 
 
@@ -331,7 +332,9 @@ def test_answers_are_numbered_labelled_and_the_one_shown_is_marked(fake_app, pag
     ask(page, PRICING_QUESTION, 2)
     labels = page.locator("#chat h6")
     assert labels.nth(0).inner_text().startswith("Answer 1 · list of papers · no model")
-    assert re.fullmatch(r"Answer 2 · sources shown · test model · \d+\.\d s", labels.nth(1).inner_text())
+    assert re.fullmatch(
+        r"Answer 2 · sources shown · test model · \d+\.\d s", labels.nth(1).inner_text()
+    )
     page.locator("#chat .message-row").nth(2).click()  # the first answer
     page.get_by_text("Sources of answer 1:").wait_for()
     assert labels.nth(0).inner_text().startswith("Answer 1 · sources shown")

@@ -130,7 +130,11 @@ def test_bibtex_has_the_year_the_proceedings_and_protected_capitals_in_two_parse
     from pybtex.database import parse_string
 
     iclr = BISECLE.model_copy(
-        update={"paper_id": "f4", "venue": "ICLR 2026", "title": "FIRE: Balancing the Stability-Plasticity Tradeoff"}
+        update={
+            "paper_id": "f4",
+            "venue": "ICLR 2026",
+            "title": "FIRE: Balancing the Stability-Plasticity Tradeoff",
+        }
     )
     sentence_case = OT.model_copy(
         update={"paper_id": "o5", "title": "Spectral bias in Fourier networks", "venue": None}

@@ -98,7 +98,9 @@ def test_a_decline_shows_its_close_papers_in_the_chat_and_an_off_topic_one_none(
     assert declined.abstained and declined.suggestions  # close enough to offer
     shown = messages[-1]["content"]
     assert "listed as suggestions" not in shown and "\n\nThe closest papers:\n\n- **" in shown
-    assert all(s.relevance >= chat.settings.answer.suggestion_relevance for s in declined.suggestions)
+    assert all(
+        s.relevance >= chat.settings.answer.suggestion_relevance for s in declined.suggestions
+    )
     assert escape(declined.suggestions[0].paper.title) in shown
 
 
@@ -152,9 +154,10 @@ def test_backend_failing_mid_answer_falls_back_visibly(fake_index, fake_retrieve
     answer = turns[0].answer
     assert answer.backend == "extractive" and answer.fallback_from == "fake"
     assert "> ⚠ The fake backend failed: the server closed the stream" in messages[-1]["content"]
-    assert "⚠ sentences from the abstracts · no model · the test model failed" in messages[-2][
-        "content"
-    ]  # the label says so too
+    assert (
+        "⚠ sentences from the abstracts · no model · the test model failed"
+        in messages[-2]["content"]
+    )  # the label says so too
 
 
 def test_stop_keeps_the_partial_draft_marked_as_stopped(fake_index, fake_retriever):
@@ -237,9 +240,13 @@ def test_the_paper_picked_follows_the_filter_and_the_button_says_what_it_summari
     chat = chat_with(fake_index, fake_retriever)
     config = build(chat).get_config_file()
     [paper] = [c["props"] for c in config["components"] if c["props"].get("elem_id") == "paper"]
-    [button] = [c["props"] for c in config["components"] if c["props"].get("elem_id") == "summarize"]
+    [button] = [
+        c["props"] for c in config["components"] if c["props"].get("elem_id") == "summarize"
+    ]
     assert paper.get("value") in (None, "", [])  # nothing picked until a row is clicked
-    assert button["value"] == "Cited summary: click a paper's row first" and not button["interactive"]
+    assert (
+        button["value"] == "Cited summary: click a paper's row first" and not button["interactive"]
+    )
     narrowed = chat.paper_choices("pricing hazards", None)
     assert narrowed["choices"] == [PRICING] and narrowed["value"] is None
     assert chat.paper_choices("pricing", PRICING)["value"] == PRICING  # still shown: kept
@@ -277,7 +284,10 @@ def test_the_label_says_what_wrote_the_answer_in_the_readers_words():
     declined = Answer(question="q", text="t", backend="local", abstained=True, latency_s=0.01)
     assert render.badge(declined) == "declined before any model ran · no model"
     fallback = Answer(question="q", text="t", backend="extractive", fallback_from="local", ttft_s=2)
-    assert render.badge(fallback) == "⚠ sentences from the abstracts · no model · the local model failed"
+    assert (
+        render.badge(fallback)
+        == "⚠ sentences from the abstracts · no model · the local model failed"
+    )
 
 
 def test_abstracts_show_their_emphasis_and_numbers_as_text(fake_index, fake_retriever):

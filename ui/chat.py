@@ -134,8 +134,8 @@ class ChatHandlers:
 
     @staticmethod
     def unfiltered(turns: list[Turn]) -> tuple:
-        """"Ask again without filters": the filters cleared and the last declined question in
-        the box, to be asked again; yields (author, area, venue, question)."""
+        """Ask again without filters: the filters cleared and the last declined question in the
+        box, to be asked again; yields (author, area, venue, question)."""
         declined = [turn for turn in turns if turn.declined_under_filters]
         question = declined[-1].question if declined else gr.skip()
         return "", "", "", question

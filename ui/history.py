@@ -142,7 +142,9 @@ def labels(rows: list[tuple[str, float]], zone=None) -> list[str]:
     texts = []
     for title, updated in rows:
         when = datetime.fromtimestamp(updated, zone_of(zone))
-        texts.append(f"{title} · {when.strftime('%-d %b %Y %H:%M' if when.year != now else '%-d %b %H:%M')}")
+        texts.append(
+            f"{title} · {when.strftime('%-d %b %Y %H:%M' if when.year != now else '%-d %b %H:%M')}"
+        )
     counts, seen = Counter(texts), Counter()
     for i, text in enumerate(texts):
         if counts[text] > 1:
