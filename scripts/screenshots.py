@@ -16,17 +16,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.conftest import CHROMIUM, CHROMIUM_FLAGS, SEEDS, TITLES, free_port
+from tests.conftest import ANSWERED, CHROMIUM, CHROMIUM_FLAGS, SEEDS, TITLES, free_port
 
 DESKTOP = {"width": 1400, "height": 900}
 PHONE = {"width": 390, "height": 844}
-# JS: at least n answers carry their label ("Answer 2 · local model · 3.1 s") and none is still
-# being written.
-ANSWERS = (
-    "n => { const text = document.querySelector('#chat')?.innerText || '';"
-    " return document.querySelectorAll('#chat h6').length >= n"
-    " && !text.includes('generating ·'); }"
-)
+# JS: the chat shows n checked answers, none being written, and the panel the n-th (its handlers
+# have run).
+ANSWERS = ANSWERED
 
 
 def index(folder: Path):
@@ -64,6 +60,7 @@ def ask(page, question: str, answers: int, timeout: float = 120_000) -> None:
     page.fill("#question textarea", question)
     page.click("#ask")
     page.wait_for_function(ANSWERS, arg=answers, timeout=timeout)
+    page.wait_for_timeout(1_000)  # the chips, buttons and conversations list follow
 
 
 def pick(page, label: str, option: str) -> None:
@@ -89,6 +86,10 @@ def off_topic(page, url: str) -> None:
     page.goto(url)
     ask(page, "What is the best recipe for sourdough?", 1)
     grab(page, "off-topic-phone")
+    if page.query_selector("#chat h6"):  # numbered answers: the issue-32 page
+        ask(page, "Which papers study quantum error correction in superconducting qubits?", 2)
+        page.locator("#chat .message-row").last.scroll_into_view_if_needed()
+        grab(page, "near-miss-phone")
 
 
 def notices(page, url: str) -> None:
@@ -109,6 +110,12 @@ def conversations(page, url: str) -> None:
     page.locator("#saved input").click()
     page.get_by_role("option").first.wait_for()
     grab(page, "conversations")
+    page.keyboard.press("Escape")
+    numbered = page.query_selector("#chat h6") is not None  # the issue-32 page
+    page.click("#delete")
+    if numbered:
+        page.locator("#undo").wait_for()
+        grab(page.locator("#delete").locator("xpath=../../.."), "delete-undo")
 
 
 def papers(page, url: str) -> None:
@@ -118,6 +125,10 @@ def papers(page, url: str) -> None:
     page.get_by_label("Filter papers").fill("pricing")
     page.wait_for_timeout(1_500)
     grab(page, "papers")
+    if page.query_selector("#summarize"):
+        page.locator("#papers [role=gridcell]", has_text="Bayesian Approach").first.click()
+        page.wait_for_timeout(1_000)
+        grab(page, "papers-picked")
 
 
 def papers_phone(page, url: str) -> None:

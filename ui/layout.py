@@ -228,7 +228,7 @@ def papers_tab(chat: Chat, page: Page) -> None:
         )
         page.summarize = gr.Button(**summary_button(None), variant="primary", elem_id="summarize")
     with gr.Row():
-        page.summary = gr.Markdown(latex_delimiters=render.LATEX)
+        page.summary = gr.Markdown(latex_delimiters=render.LATEX, elem_classes="rag-summary")
         page.summary_sources = gr.Markdown(latex_delimiters=render.LATEX)
 
 
