@@ -433,3 +433,53 @@ def test_the_details_read_right(fake_app, page):
     ask(page, "How much does CaRe-BN improve SNN performance?", 2)
     shown = sources.inner_text()
     assert "22.6%" in shown and "$" not in shown  # a number in $…$ is text, next to its "%"
+
+
+def test_conversations_an_earlier_version_kept_in_the_browser_come_over_once(
+    seed_index, retriever, browser, tmp_path
+):
+    """The old value is written by Gradio's own BrowserState (as the earlier version wrote it),
+    then read by this version's page load, brought over to the server and removed."""
+    import gradio as gr
+
+    from tests.test_legacy import KEY, OLD_STORE
+    from ui import legacy
+
+    with gr.Blocks() as earlier:
+        store = gr.BrowserState(None, storage_key=legacy.STORAGE_KEY, secret=KEY)
+        gr.Button("keep", elem_id="keep").click(lambda: OLD_STORE, None, store)
+    earlier.launch(server_port=free_port(), prevent_thread_lock=True, quiet=True, ssr_mode=False)
+    try:
+        old = browser.new_page()
+        old.goto(earlier.local_url)
+        old.click("#keep")
+        old.wait_for_function(f"localStorage.getItem('{legacy.STORAGE_KEY}')")
+        stored = old.evaluate(f"localStorage.getItem('{legacy.STORAGE_KEY}')")
+    finally:
+        earlier.close()
+    assert "What is AnaCP" not in stored  # encrypted in the browser
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / legacy.SECRET_FILE).write_text(KEY)  # the key the earlier version left
+    settings = seed_index.model_copy(
+        update={"ui_port": free_port(), "llm_backend": "fake", "data_dir": data}
+    )
+    answerer = Answerer(settings, retriever=retriever, backend=FakeBackend())
+    demo = launch(settings, Chat(settings, retriever, {"fake": None}, {"fake": answerer}), False)
+    try:
+        page = browser.new_page()
+        page.goto(demo.local_url)
+        page.evaluate(f"localStorage.setItem('{legacy.STORAGE_KEY}', {stored!r})")
+        page.reload()  # the first visit after the upgrade
+        page.wait_for_function(ANSWERED, arg=1, timeout=30_000)
+        assert PRICING_QUESTION in page.inner_text("#chat")  # the one that was open
+        page.wait_for_function(f"!localStorage.getItem('{legacy.STORAGE_KEY}')")  # removed
+        page.reload()  # now from the server alone
+        page.wait_for_function(ANSWERED, arg=1, timeout=30_000)
+        page.click("#saved input")
+        options = page.get_by_role("option").all_inner_texts()
+        titles = [o.split("\n")[-1].rsplit(" · ", 1)[0] for o in options]  # "✓\n" if open
+        assert titles == [PRICING_QUESTION, "What is AnaCP?"]
+    finally:
+        demo.close()
