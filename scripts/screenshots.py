@@ -100,6 +100,14 @@ def notices(page, url: str) -> None:
     grab(page.locator("#chat"), "notices")
 
 
+def conditions(page, url: str) -> None:
+    """Item 3: a follow-up no listed paper meets: the notice names the condition."""
+    page.goto(url)
+    ask(page, "Which papers use optimal transport?", 1)
+    ask(page, "Which of those use a replay buffer?", 2)
+    grab(page.locator("#chat"), "conditions")
+
+
 def conversations(page, url: str) -> None:
     """Item 4: the same first question in two conversations, the list of conversations."""
     page.goto(url)
@@ -169,6 +177,7 @@ SCENARIOS = {
     "filters": (filters, DESKTOP),
     "off-topic": (off_topic, PHONE),
     "notices": (notices, DESKTOP),
+    "conditions": (conditions, DESKTOP),
     "conversations": (conversations, DESKTOP),
     "papers": (papers, DESKTOP),
     "papers-phone": (papers_phone, PHONE),

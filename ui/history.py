@@ -1,5 +1,5 @@
 """Conversations kept on the server, in the data dir (conversations.sqlite3): each browser's
-conversations (their messages and checked answers) and its last settings, under a random id
+conversations (their turns: ui/turns.py) and its last settings, under a random id
 the server gives the browser. The browser keeps only that id (in its localStorage), so a copy
 of the browser's storage holds no conversation; whoever has the id can read that browser's
 conversations through this server, as with a session cookie.
