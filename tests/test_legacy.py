@@ -86,7 +86,7 @@ def test_the_old_conversations_come_over_once_and_bad_ones_are_dropped(chat, cap
     assert [key for _, key in again[4]["choices"]] == ["c2", "c1"] and again[-1] == ""
 
 
-def test_an_old_value_that_cannot_be_read_is_left_and_said_once(chat, caplog):
+def test_an_old_value_that_cannot_be_read_is_left_in_the_browser_and_logged(chat, caplog):
     stored = encrypt(json.dumps(OLD_STORE), KEY)
     with caplog.at_level(logging.WARNING):
         assert chat.restore(None, "", stored)[-1] == ""  # no key here: left in the browser
