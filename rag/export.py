@@ -1,13 +1,15 @@
 """Answers taken away: Markdown (text with [n] markers and a numbered reference list) and
-BibTeX (one entry per cited paper, with keys that stay the same from answer to answer).
+BibTeX (one entry per cited paper, written by rag/bibtex.py).
 Text from abstracts, users and models is escaped so that it shows as written wherever the
 Markdown is rendered; LaTeX math (`$...$`) is left for the renderer."""
 
 import re
-import unicodedata
 
+from rag.bibtex import bibtex, bibtex_key, year_of  # noqa: F401 - bibtex_key: export.bibtex_key
 from rag.links import safe_url
 from rag.models import Answer, Paper
+from rag.sentences import split_sentences
+from rag.text import CANNOT_ANSWER
 
 # Markdown and HTML syntax that must not act when the text is rendered.
 ACTIVE = re.compile(r"([\\`*_\[\]<>&|~#!@])")
@@ -16,41 +18,32 @@ AUTOLINK = re.compile(r"(?<=\w)(:)(?=//)|(?<=\bwww)(\.)", re.IGNORECASE)  # GFM 
 LINE_START = re.compile(r"^(\s*\d*)([-+=>.)])", re.MULTILINE)  # lists, quotes, headings
 # Math as the chat's renderer finds it (display first, then inline); kept as written for KaTeX.
 MATH = re.compile(r"\$\$[\s\S]+?\$\$|\$[\s\S]+?\$")
+# Math that is only a number ("$22.6$%", "$\textbf{27}$"): plain text, so it keeps the text's
+# font and does not wrap apart from its "%".
+NUMBER_MATH = re.compile(r"\$\s*(?:\\textbf\{)?(?P<number>[-+]?\d+(?:[.,]\d+)*)\}?\s*\$")
+# **bold** and *italic* once escaped (`\*\*Bi\*\*nding`): emphasis an abstract writes.
+BOLD = re.compile(r"\\\*\\\*(?=[^\s\\])((?:(?!\\\*).)+?)(?<=\S)\\\*\\\*")
+ITALIC = re.compile(r"(?<!\*)\\\*(?=[^\s\\])((?:(?!\\\*).)+?)(?<=[^\s\\])\\\*")
 # LaTeX text commands that mean a plain character or plain words outside math.
 LATEX_TEXT = [
     (re.compile(r"\\([%&_#])"), r"\1"),
     (re.compile(r"\\(?:textbf|textit|emph|texttt|mathrm)\{([^{}]*)\}"), r"\1"),
 ]
-CONFERENCE = re.compile(
-    r"neurips|iclr|icml|aaai|ijcai|acl|emnlp|cvpr|iccv|eccv|kdd|conference|"
-    r"proceedings|workshop|symposium",
-    re.IGNORECASE,
-)
-# Characters LaTeX would act on, as commands that print them (braced commands keep the braces
-# of a BibTeX entry balanced).
-LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "{": r"\textbraceleft{}",
-    "}": r"\textbraceright{}",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "_": r"\_",
-    "$": r"\$",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-YEAR = re.compile(r"\b(19|20)\d{2}\b")
-KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward"}
 
 
 def outside_math(text: str, change) -> str:
-    """`change` applied to the text between math spans; the spans are kept as written."""
-    parts, last = [], 0
+    """`change` applied to the text between math spans; the spans are kept as written, except
+    a span that is only a number, which is text."""
+    parts, between, last = [], "", 0
     for span in MATH.finditer(text):
-        parts += [change(text[last : span.start()]), span.group()]
+        between += text[last : span.start()]
         last = span.end()
-    return "".join([*parts, change(text[last:])])
+        if number := NUMBER_MATH.fullmatch(span.group()):
+            between += number.group("number")
+        else:
+            parts += [change(between), span.group()]
+            between = ""
+    return "".join([*parts, change(between + text[last:])])
 
 
 def plain_latex(text: str) -> str:
@@ -60,13 +53,17 @@ def plain_latex(text: str) -> str:
     return text
 
 
-def escape(text: str) -> str:
+def escape(text: str, emphasis: bool = False) -> str:
     """Text that renders as itself in Markdown (no emphasis, links, images, HTML or lists),
-    except its $math$, left for KaTeX; a lone `$` is an entity so it cannot open math."""
+    except its $math$, left for KaTeX; a lone `$` is an entity so it cannot open math. With
+    `emphasis`, **bold** and *italic* show as such (what they enclose stays escaped): abstracts
+    use them to spell out acronyms ("**Bi**nding")."""
 
     def plain(part: str) -> str:
         part = ACTIVE.sub(r"\\\1", plain_latex(part))
         part = AUTOLINK.sub(lambda found: "\\" + found.group(), LINE_START.sub(r"\1\\\2", part))
+        if emphasis:
+            part = ITALIC.sub(r"*\1*", BOLD.sub(r"**\1**", part))
         return part.replace("$", "&#36;")
 
     return outside_math(text, plain)
@@ -75,14 +72,6 @@ def escape(text: str) -> str:
 def authors_line(authors: list[str], truncated: bool = False, shown: int = 3) -> str:
     names = ", ".join(authors[:shown])
     return names + (" et al." if truncated or len(authors) > shown else "")
-
-
-def year_of(paper: Paper) -> int | None:
-    """The paper's year, or the one its venue names ("NeurIPS 2025")."""
-    if paper.year:
-        return paper.year
-    found = YEAR.search(paper.venue or "")
-    return int(found.group()) if found else None
 
 
 def cited_papers(answer: Answer) -> list[tuple[int, Paper]]:
@@ -111,15 +100,16 @@ def linkable(url: str | None) -> str:
 
 def markdown(answer: Answer) -> str:
     """The checked answer as Markdown: its sentences with [n] markers (unsupported ones marked),
-    then the numbered references."""
+    then the numbered references; a decline says so, with the closest papers it suggests."""
     if answer.abstained:
-        body = escape(answer.text)
+        body = declined(answer)
     else:
         lines = []
         for sentence in answer.sentences:
             markers = "".join(f"[{n}]" for n in sentence.citations)
             flag = " *(not supported by the cited abstract)*" if sentence.supported is False else ""
-            lines.append(f"{escape(sentence.text)}{' ' if markers else ''}{markers}{flag}")
+            text = escape(sentence.text, emphasis=True)
+            lines.append(f"{text}{' ' if markers else ''}{markers}{flag}")
         body = (
             "\n".join(f"- {line}" for line in lines) if answer.layout == "list" else " ".join(lines)
         )
@@ -128,70 +118,34 @@ def markdown(answer: Answer) -> str:
     return notices + body + (f"\n\n**References**\n\n{references}" if references else "")
 
 
-def conversation_markdown(turns: list[Answer | None]) -> str:
-    """A whole conversation: each question as a heading, then its answer."""
-    parts = ["# Conversation\n"]
-    for number, answer in enumerate(turns, start=1):
-        if answer is not None:
-            parts.append(f"## {number}. {escape(answer.question)}\n\n{markdown(answer)}\n")
-    return "\n".join(parts)
-
-
-def ascii_word(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", folded.lower())
-
-
-def bibtex_key(paper: Paper) -> str:
-    """surname + year + first title word ("zhang2025bisecle"): the same paper always gets the
-    same key, so entries from different answers merge in a .bib file."""
-    surname = ascii_word(paper.authors[0].split()[-1]) if paper.authors else "anon"
-    words = [ascii_word(w) for w in paper.title.split()]
-    word = next((w for w in words if w and w not in KEY_STOPWORDS), "paper")
-    return f"{surname or 'anon'}{year_of(paper) or ''}{word}"
-
-
-def bibtex(papers: list[Paper]) -> str:
-    """One entry per paper (duplicates merged), written and quoted by bibtexparser."""
-    import bibtexparser
-    from bibtexparser.model import Entry, Field
-
-    library, keys = bibtexparser.Library(), {}
-    for paper in papers:
-        key = bibtex_key(paper)
-        if keys.setdefault(key, paper.paper_id) != paper.paper_id:
-            key += paper.paper_id[:4]  # a different paper with the same key
-        if key in {entry.key for entry in library.entries}:
-            continue
-        library.add(Entry(entry_type(paper), key, [Field(n, v) for n, v in fields(paper)]))
-    return bibtexparser.write_string(library)
-
-
-def entry_type(paper: Paper) -> str:
-    if not paper.venue:
-        return "misc"
-    return "inproceedings" if CONFERENCE.search(paper.venue) else "article"
-
-
-def latex_text(text: str) -> str:
-    """Text that LaTeX prints as written, math and commands included (a title's `\\input{…}`
-    must not run): its special characters as commands that print them."""
-    return "".join(LATEX_SPECIAL.get(character, character) for character in text)
-
-
-def fields(paper: Paper) -> list[tuple[str, str]]:
-    """BibTeX fields in braces, as literal LaTeX text; the url only when it is a safe link."""
-    authors = [*paper.authors, "others"] if paper.authors_truncated else paper.authors
-    venue_field = "booktitle" if entry_type(paper) == "inproceedings" else "journal"
-    values = [
-        ("title", latex_text(paper.title)),
-        ("author", latex_text(" and ".join(authors))),
-        (venue_field, latex_text(paper.venue or "")),
-        ("year", str(year_of(paper) or "")),
-        ("url", safe_url(paper.url) or ""),  # written verbatim: a safe link holds no braces
-        ("keywords", latex_text(", ".join(paper.keywords))),
+def declined(answer: Answer) -> str:
+    """A decline's text, then its suggestions (the closest papers), each with one line of its
+    closest passage. The standard decline loses its "listed as suggestions": they follow, or
+    there are none."""
+    text = CANNOT_ANSWER if answer.text.startswith(CANNOT_ANSWER) else answer.text
+    if not answer.suggestions:
+        return escape(text)
+    lines = [
+        f"- **{escape(s.paper.title)}** — {escape(one_line(s.passage), emphasis=True)}"
+        for s in answer.suggestions
     ]
-    return [(name, value) for name, value in values if value]
+    return escape(text) + "\n\nThe closest papers:\n\n" + "\n".join(lines)
+
+
+def one_line(passage: str, most: int = 160) -> str:
+    """The passage's first sentence, cut to `most` characters."""
+    first = (split_sentences(passage) or [""])[0]
+    return first if len(first) <= most else first[: most - 1].rsplit(" ", 1)[0] + "…"
+
+
+def conversation_markdown(answers: list[Answer | None]) -> str:
+    """A whole conversation: each answered question as a heading, numbered as the chat numbers
+    its answers (a stopped or failed turn has no number), then its answer."""
+    parts = ["# Conversation\n"]
+    shown = [answer for answer in answers if answer is not None]
+    for number, answer in enumerate(shown, start=1):
+        parts.append(f"## {number}. {escape(answer.question)}\n\n{markdown(answer)}\n")
+    return "\n".join(parts)
 
 
 def answer_bibtex(answers: list[Answer | None]) -> str:

@@ -178,12 +178,12 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# JS: the chat shows at least n checked answers (their badge, "backend · 1.2 s"), no draft,
-# and the sources panel shows the n-th.
+# JS: the chat shows at least n checked answers (each labelled "Answer 2 · local model · 3.1 s"),
+# no draft, and the sources panel shows the n-th.
 ANSWERED = (
     "n => { const text = document.querySelector('#chat')?.innerText || '';"
     " const panel = document.querySelector('#sources')?.innerText || '';"
-    " return (text.match(/ · [0-9.]+ s/g) || []).length >= n && !text.includes('generating ·')"
+    " return document.querySelectorAll('#chat h6').length >= n && !text.includes('generating ·')"
     " && panel.includes('Sources of answer ' + n + ':'); }"
 )
 

@@ -5,11 +5,13 @@ Markdown and BibTeX; the conversation survives a reload (kept on the server); te
 UI_SCREENSHOT to also copy the screenshot there (the README's picture is made this way)."""
 
 import os
+import re
 import shutil
 import sqlite3
 import threading
 import time
 from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -43,7 +45,7 @@ def test_seed_question_in_the_browser(app_url, page, tmp_path):
     assert f"References\n\n{PRICING} — " in page.inner_text("#chat")
     assert PRICING in page.inner_text("#sources")
     assert page.query_selector("#sources mark"), "the supporting sentence is highlighted"
-    assert "local ·" in page.inner_text("#chat")
+    assert "Answer 1 · sources shown · local model · " in page.inner_text("#chat")
     shot = tmp_path / "chat.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
@@ -89,6 +91,8 @@ class EndlessBackend(FakeBackend):
 
 
 def test_stop_ends_the_answer_keeps_the_draft_and_frees_the_queue(seed_index, retriever, page):
+    from playwright.sync_api import expect
+
     backend = EndlessBackend()
     settings = seed_index.model_copy(update={"ui_port": free_port()})
     answerer = Answerer(settings, retriever=retriever, backend=backend)
@@ -105,10 +109,16 @@ def test_stop_ends_the_answer_keeps_the_draft_and_frees_the_queue(seed_index, re
         assert backend.closed.wait(10), "the generation was not ended"
         print(f"stopped after {time.monotonic() - started:.2f} s")
         assert "more more" in page.inner_text("#chat"), "the partial draft stays"
+        expect(page.locator("#stop")).to_be_disabled()  # nothing runs: nothing to stop
         page.fill("#question textarea", PRICING_QUESTION)
         page.click("#ask")  # the one queue slot is free again: the next question is answered
-        page.get_by_text("Sources of answer 2:").wait_for(timeout=120_000)  # 1 was stopped
+        page.get_by_text("Sources of answer 1:").wait_for(timeout=120_000)  # the stopped: none
         assert f"References\n\n{PRICING} — " in page.inner_text("#chat")
+        assert "Answer 1 · sources shown" in page.inner_text("#chat")
+        with page.expect_download() as saved:
+            page.click("#save-md")  # the export numbers the answers as the chat does
+        text = Path(saved.value.path()).read_text(encoding="utf-8")
+        assert text.startswith("# Conversation\n\n## 1. ") and "## 2." not in text
     finally:
         demo.close()
 
@@ -145,10 +155,10 @@ def test_answers_leave_as_clean_markdown_and_bibtex(fake_app, page):
     assert PRICING in [entry["title"] for entry in entries]
     page.get_by_label("Copy message").last.click()  # the chat's own copy button: the same text
     own = page.evaluate("navigator.clipboard.readText()")
-    assert own.startswith(copied) and "<" not in own
+    assert own == copied  # without the label ("Answer 1 · test model · 0.1 s")
     with page.expect_download() as saved:
         page.click("#save-md")
-    text = open(saved.value.path(), encoding="utf-8").read()
+    text = Path(saved.value.path()).read_text(encoding="utf-8")
     assert text.startswith("# Conversation\n\n## 1. ") and copied in text
 
 
@@ -180,7 +190,8 @@ def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, 
     page.wait_for_function(ANSWERED, arg=2, timeout=30_000)
     assert page.inner_text("#chat") == before
     assert "Sources of answer 2:" in page.inner_text("#sources")
-    assert page.locator("#saved input").input_value() == PRICING_QUESTION  # by its question
+    label = page.locator("#saved input").input_value()  # by its question, and when
+    assert re.fullmatch(re.escape(PRICING_QUESTION) + r" · \d+ \w+ \d\d:\d\d", label)
     page.click("text=Settings")
     assert page.get_by_label("Author contains").input_value() == "Deyu Meng"
     kept = page.evaluate("Object.values(localStorage).join(' ')")
@@ -205,7 +216,7 @@ def test_the_trash_icon_clears_the_context_of_the_next_question(fake_app, page):
     page.goto(url)
     ask(page, PRICING_QUESTION, 1)
     page.get_by_label("Clear").click()
-    page.wait_for_function("!document.querySelector('#chat').innerText.includes(' s')")
+    page.wait_for_function("!document.querySelector('#chat h6')")
     ask(page, "What data does it use?", 1)
     # with the earlier turn as context, "it" would be BayesCoxCP, answered and cited (the
     # question alone now reaches the model too, so the number of prompts tells nothing)
@@ -268,3 +279,207 @@ def test_the_papers_table_fits_the_page(fake_app, page):
     table.wait_for()
     width, room = table.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
     assert width <= room, "authors, area and venue are visible without scrolling sideways"
+
+
+def choose(page, label: str, option: str) -> None:
+    page.get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_a_hidden_filter_is_a_chip_and_a_decline_under_it_offers_to_ask_without(fake_app, page):
+    from playwright.sync_api import expect
+
+    url, _ = fake_app
+    page.goto(url)
+    page.click("text=Settings")
+    choose(page, "Area", "Applications")
+    chip = page.locator("#chip-area")
+    expect(chip).to_have_text("Area: Applications ✕")  # next to the question box
+    page.click("text=Settings")  # Settings collapsed again: the chip still says it
+    ask(page, "How does FIRE balance stability and plasticity?", 1)
+    chat = page.inner_text("#chat")
+    assert "The provided papers do not answer this question." in chat
+    assert "Asked with filters on (area “Applications”)" in chat
+    page.click("#retry")  # "Ask again without filters"
+    page.wait_for_function(ANSWERED, arg=2, timeout=120_000)
+    expect(chip).to_be_hidden()
+    assert "FIRE: Frobenius-Isometry" in page.inner_text("#sources")
+    page.click("text=Settings")
+    expect(page.get_by_label("Area", exact=True)).to_have_value("")
+
+
+def test_a_decline_shows_its_close_papers_in_the_chat_on_a_phone(fake_app, browser):
+    url, _ = fake_app
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(url)
+    ask(page, "What is the best recipe for sourdough?", 1)
+    chat = page.inner_text("#chat")
+    assert "The provided papers do not answer this question." in chat
+    assert "closest papers" not in chat.casefold() and "AnaCP" not in chat  # off-topic: none
+    assert "AnaCP" not in page.inner_text("#sources")
+    ask(page, "Which papers study quantum error correction in superconducting qubits?", 2)
+    suggested = page.locator("#chat .message-row").last
+    assert "The closest papers:" in suggested.inner_text()
+    assert "SAQNN" in suggested.inner_text()  # title + one line, in the chat itself
+    notice = suggested.locator("blockquote").inner_text()  # quotes conditions, not the question
+    assert "'superconducting qubits'" in notice and "Which papers" not in notice
+
+
+def test_answers_are_numbered_labelled_and_the_one_shown_is_marked(fake_app, page):
+    url, _ = fake_app
+    page.goto(url)
+    ask(page, "Which papers study continual learning?", 1)
+    ask(page, PRICING_QUESTION, 2)
+    labels = page.locator("#chat h6")
+    assert labels.nth(0).inner_text().startswith("Answer 1 · list of papers · no model")
+    assert re.fullmatch(
+        r"Answer 2 · sources shown · test model · \d+\.\d s", labels.nth(1).inner_text()
+    )
+    page.locator("#chat .message-row").nth(2).click()  # the first answer
+    page.get_by_text("Sources of answer 1:").wait_for()
+    assert labels.nth(0).inner_text().startswith("Answer 1 · sources shown")
+    assert "sources shown" not in labels.nth(1).inner_text()
+    spoken = page.evaluate(
+        "[...document.querySelectorAll('#chat [data-testid][aria-label]')]"
+        ".map(e => e.getAttribute('aria-label')).join(' | ')"
+    )
+    assert "References" in spoken and "**" not in spoken and "###" not in spoken
+
+
+def test_conversations_read_apart_and_a_delete_can_be_undone(fake_app, page):
+    from playwright.sync_api import expect
+
+    url, _ = fake_app
+    page.goto(url)
+    for _ in range(2):
+        ask(page, "Which papers study continual learning?", 1)
+        page.click("#new-chat")
+        page.wait_for_function("!document.querySelector('#chat h6')")
+    page.click("#saved input")
+    options = page.get_by_role("option").all_inner_texts()
+    assert len(options) == 2 and len(set(options)) == 2  # the same question, told apart
+    assert all(o.startswith("Which papers study continual learning? · ") for o in options)
+    page.get_by_role("option").first.click()
+    page.wait_for_function(ANSWERED, arg=1, timeout=30_000)
+    page.click("#delete")
+    undo = page.locator("#undo")
+    expect(undo).to_have_text("Undo: bring back “Which papers study continual learning?”")
+    assert not page.query_selector("#chat h6")  # gone at once, and said so
+    undo.click()
+    page.wait_for_function(ANSWERED, arg=1, timeout=30_000)  # back, and open
+    expect(undo).to_be_hidden()
+    page.click("#saved input")
+    assert len(page.get_by_role("option").all_inner_texts()) == 2
+
+
+def test_the_paper_picked_follows_the_filter_and_the_table_wraps_by_word(fake_app, browser):
+    from playwright.sync_api import expect
+
+    url, _ = fake_app
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page.goto(url)
+    page.get_by_role("tab", name="Papers").click()
+    button = page.locator("#summarize")
+    expect(button).to_have_text("Cited summary: click a paper's row first")
+    expect(button).to_be_disabled()
+    assert page.locator("#paper input").input_value() == ""  # nothing picked
+    page.get_by_label("Filter papers").fill("pricing hazards")
+    page.locator("#papers [role=gridcell]", has_text="Bayesian Approach").first.click()
+    expect(button).to_have_text(re.compile("Cited summary of “A Bayesian Approach"))
+    expect(button).to_be_enabled()
+    page.get_by_label("Filter papers").fill("continual")  # the picked paper is filtered out
+    expect(button).to_have_text("Cited summary: click a paper's row first")
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(url)
+    phone.get_by_role("tab", name="Papers").click()
+    phone.locator("#papers [role=gridcell]").first.wait_for()
+    broken = phone.evaluate(
+        """() => [...document.querySelectorAll("#papers [role=gridcell]")].slice(0, 40).flatMap(cell => {
+          const words = []; const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+          while (walk.nextNode()) { const node = walk.currentNode;
+            for (const m of node.textContent.matchAll(/\\S+/g)) {
+              const r = document.createRange(); r.setStart(node, m.index);
+              r.setEnd(node, m.index + m[0].length);
+              const tops = new Set([...r.getClientRects()].map(q => Math.round(q.top)));
+              if (tops.size > 1) words.push(m[0]); } }
+          return words; })"""
+    )
+    assert not broken, f"words broken across lines: {broken[:5]}"
+
+
+def test_the_details_read_right(fake_app, page):
+    from playwright.sync_api import expect
+
+    url, _ = fake_app
+    page.goto(url)
+    expect(page.locator("#stop")).to_be_disabled()  # nothing runs
+    for button in ("#copy-md", "#copy-bib", "#save-md"):
+        expect(page.locator(button)).to_be_disabled()  # nothing to copy yet
+    stop = page.evaluate("getComputedStyle(document.querySelector('#stop')).backgroundColor")
+    ask_color = page.evaluate("getComputedStyle(document.querySelector('#ask')).backgroundColor")
+    assert stop != ask_color and "239, 68, 68" not in stop  # not the bright red "stop" variant
+    ask(page, "How does Bisecle use the hippocampus for continual learning?", 1)
+    sources = page.locator("#sources")
+    assert "**" not in sources.inner_text()
+    assert sources.locator("strong", has_text="Bi").count() >= 1  # **Bi**nding as bold
+    sizes = page.evaluate(
+        """() => { const size = e => getComputedStyle(e).fontSize;
+          const rows = [...document.querySelectorAll('#chat .message-row')];
+          const answer = rows[rows.length - 1];
+          return [size(answer.querySelector('p')), size(answer.querySelector('ol strong'))]; }"""
+    )
+    assert float(sizes[1].removesuffix("px")) <= float(sizes[0].removesuffix("px"))
+    ask(page, "How much does CaRe-BN improve SNN performance?", 2)
+    shown = sources.inner_text()
+    assert "22.6%" in shown and "$" not in shown  # a number in $…$ is text, next to its "%"
+
+
+def test_conversations_an_earlier_version_kept_in_the_browser_come_over_once(
+    seed_index, retriever, browser, tmp_path
+):
+    """The old value is written by Gradio's own BrowserState (as the earlier version wrote it),
+    then read by this version's page load, brought over to the server and removed."""
+    import gradio as gr
+
+    from tests.test_legacy import KEY, OLD_STORE
+    from ui import legacy
+
+    with gr.Blocks() as earlier:
+        store = gr.BrowserState(None, storage_key=legacy.STORAGE_KEY, secret=KEY)
+        gr.Button("keep", elem_id="keep").click(lambda: OLD_STORE, None, store)
+    earlier.launch(server_port=free_port(), prevent_thread_lock=True, quiet=True, ssr_mode=False)
+    try:
+        old = browser.new_page()
+        old.goto(earlier.local_url)
+        old.click("#keep")
+        old.wait_for_function(f"localStorage.getItem('{legacy.STORAGE_KEY}')")
+        stored = old.evaluate(f"localStorage.getItem('{legacy.STORAGE_KEY}')")
+    finally:
+        earlier.close()
+    assert "What is AnaCP" not in stored  # encrypted in the browser
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / legacy.SECRET_FILE).write_text(KEY)  # the key the earlier version left
+    settings = seed_index.model_copy(
+        update={"ui_port": free_port(), "llm_backend": "fake", "data_dir": data}
+    )
+    answerer = Answerer(settings, retriever=retriever, backend=FakeBackend())
+    demo = launch(settings, Chat(settings, retriever, {"fake": None}, {"fake": answerer}), False)
+    try:
+        page = browser.new_page()
+        page.goto(demo.local_url)
+        page.evaluate(f"localStorage.setItem('{legacy.STORAGE_KEY}', {stored!r})")
+        page.reload()  # the first visit after the upgrade
+        page.wait_for_function(ANSWERED, arg=1, timeout=30_000)
+        assert PRICING_QUESTION in page.inner_text("#chat")  # the one that was open
+        page.wait_for_function(f"!localStorage.getItem('{legacy.STORAGE_KEY}')")  # removed
+        page.reload()  # now from the server alone
+        page.wait_for_function(ANSWERED, arg=1, timeout=30_000)
+        page.click("#saved input")
+        options = page.get_by_role("option").all_inner_texts()
+        titles = [o.split("\n")[-1].rsplit(" · ", 1)[0] for o in options]  # "✓\n" if open
+        assert titles == [PRICING_QUESTION, "What is AnaCP?"]
+    finally:
+        demo.close()

@@ -279,7 +279,9 @@ def test_questions_asking_for_papers_get_a_list(question, listed):
         ),
         ("Which papers build on spiking neural networks?", ["spiking neural networks"]),
         ("Which papers are about pruning?", []),
-        ("Which of those use a replay buffer?", ["Which of those use a replay buffer"]),
+        ("Which of those use a replay buffer?", ["use a replay buffer"]),  # no question quoted
+        ("Which one is about video understanding?", ["video understanding"]),
+        ("which ones evaluate on cifar", []),
     ],
 )
 def test_a_list_questions_conditions_are_its_parts_with_two_content_words(question, conditions):

@@ -56,8 +56,8 @@ def answer(layout="prose", supported=True) -> Answer:
 
 def test_markdown_has_markers_references_and_renders_only_what_we_wrote():
     shown = export.markdown(answer())
-    assert shown.splitlines()[0] == (
-        r"Bisecle binds \*\*and\*\* separates \<b\>videos\</b\>. [1] Transport is solved. [2]"
+    assert shown.splitlines()[0] == (  # bold stays bold (abstracts spell acronyms with it)
+        r"Bisecle binds **and** separates \<b\>videos\</b\>. [1] Transport is solved. [2]"
     )
     assert shown.splitlines()[-2:] == [
         (
@@ -70,7 +70,7 @@ def test_markdown_has_markers_references_and_renders_only_what_we_wrote():
         ),
     ]
     html = MarkdownIt("commonmark").render(shown)
-    assert "<b>" not in html and "&lt;b&gt;videos" in html and html.count("<strong>") == 3
+    assert "<b>" not in html and "&lt;b&gt;videos" in html and html.count("<strong>") == 4
 
 
 def test_list_answers_are_a_list_and_unsupported_sentences_say_so():
@@ -100,7 +100,8 @@ def test_bibtex_parses_back_with_every_field_and_stable_keys():
     assert not library.failed_blocks
     first, second = library.entries
     assert (first.key, first.entry_type) == ("tan2025bisecle", "inproceedings")
-    assert first["booktitle"] == "NeurIPS 2025" and first["year"] == "2025"
+    assert first["booktitle"] == "Advances in Neural Information Processing Systems"
+    assert first["year"] == "2025"
     assert first["author"] == "Yue Tan and Xiaoqian Hu and Hao Xue and Céline D'Aubigné"
     assert (second.key, second.entry_type) == ("zoe2024optimal", "article")
     assert second["title"] == (  # LaTeX prints it as written, and the entry always parses
@@ -110,13 +111,75 @@ def test_bibtex_parses_back_with_every_field_and_stable_keys():
     assert export.bibtex_key(BISECLE) == "tan2025bisecle"  # same paper, same key, every time
 
 
+SAQNN = Paper(
+    paper_id="s3",
+    title="SAQNN: Spectral Adaptive Quantum Neural Network as a Universal Approximator",
+    title_source="metadata",
+    authors=["Jialiang Tang"],
+    url="https://arxiv.org/abs/2602.09718",
+    abstract="Quantum.",
+    source_file="seeds/b.txt",
+)
+
+
+def unbraced(text: str) -> str:
+    return text.replace("{", "").replace("}", "")
+
+
+def test_bibtex_has_the_year_the_proceedings_and_protected_capitals_in_two_parsers():
+    from pybtex.database import parse_string
+
+    iclr = BISECLE.model_copy(
+        update={
+            "paper_id": "f4",
+            "venue": "ICLR 2026",
+            "title": "FIRE: Balancing the Stability-Plasticity Tradeoff",
+        }
+    )
+    sentence_case = OT.model_copy(
+        update={"paper_id": "o5", "title": "Spectral bias in Fourier networks", "venue": None}
+    )
+    workshop = BISECLE.model_copy(update={"paper_id": "w6", "venue": "NeurIPS 2025 Workshop on X"})
+    papers = [BISECLE, iclr, SAQNN, sentence_case, workshop]
+    text = export.bibtex(papers)
+    entries = {entry.key: entry for entry in bibtexparser.parse_string(text).entries}
+    other = parse_string(text, "bibtex").entries  # a second parser reads the same
+    assert list(entries) == list(other) and len(entries) == 5
+    saqnn = entries["tang2026saqnn"]  # no venue: still its year (its arXiv id's)
+    assert (saqnn.entry_type, saqnn["year"], saqnn["eprint"]) == ("misc", "2026", "2602.09718")
+    assert saqnn["title"].startswith("{SAQNN}: Spectral")
+    fire = entries["tan2026fire"]
+    assert fire["booktitle"] == "International Conference on Learning Representations"
+    assert fire["title"] == "{FIRE}: Balancing the {Stability-Plasticity} Tradeoff"
+    assert entries["zoe2024spectral"]["title"] == "Spectral bias in {Fourier} networks"
+    assert entries["tan2025bisecle"]["booktitle"].startswith("Advances in Neural")
+    assert entries["tan2025biseclew6"]["booktitle"] == "NeurIPS 2025 Workshop on X"
+    for paper, (key, entry) in zip(papers, other.items()):
+        assert unbraced(entry.fields["title"]) == paper.title  # what was protected, as written
+        assert unbraced(entries[key]["title"]) == paper.title
+        assert entry.fields["year"] == entries[key]["year"]
+
+
 def test_different_papers_with_the_same_key_get_different_keys():
     twin = BISECLE.model_copy(update={"paper_id": "b9", "abstract": "Another."})
     keys = [e.key for e in bibtexparser.parse_string(export.bibtex([BISECLE, twin])).entries]
     assert keys == ["tan2025bisecle", "tan2025bisecleb9"]
 
 
-def test_a_conversation_is_one_document():
-    whole = export.conversation_markdown([answer(), None, answer(layout="list")])
-    assert whole.startswith("# Conversation\n")
-    assert "## 1. How?" in whole and "## 3. How?" in whole and "## 2." not in whole
+def test_a_conversation_is_one_document_numbered_as_the_chat_numbers_its_answers():
+    whole = export.conversation_markdown([None, answer(), None, answer(layout="list")])
+    assert whole.startswith("# Conversation\n\n## 1. How?")  # the stopped first turn: no number
+    assert "## 2. How?" in whole and "## 3." not in whole
+
+
+def test_a_decline_lists_its_suggestions_with_one_line_each_or_none():
+    from rag.text import CANNOT_ANSWER
+
+    text = CANNOT_ANSWER + " The closest papers in the corpus are listed as suggestions."
+    declined = Answer(question="Q?", text=text, abstained=True, backend="fake")
+    assert export.markdown(declined) == CANNOT_ANSWER  # none offered: none promised
+    suggested = declined.model_copy(update={"suggestions": [source(BISECLE)]})
+    assert export.markdown(suggested) == (
+        f"{CANNOT_ANSWER}\n\nThe closest papers:\n\n- **Bisecle: Binding and Separation in "
+        "Continual Video Language Understanding** — We bind and separate."
+    )

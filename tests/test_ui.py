@@ -31,54 +31,77 @@ def last(events):
     return final
 
 
-def turn(chat, question, messages=(), turns=(), backend="fake", k=5, *filters):
+def turn(chat, question, turns=(), backend="fake", k=5, *filters):
     """One turn as the page runs it: post the question, then stream the answer; returns every
     (messages, turns) the chat showed, and the question box after posting."""
-    posted, pending, box = chat.post(question, list(messages))
-    return list(chat.respond(pending, posted, list(turns), backend, k, *filters)), box
+    _, posted, box, _ = chat.post(question, list(turns))
+    return list(chat.respond(posted, backend, k, *filters)), box
 
 
-def ask(chat, question, messages=(), turns=(), backend="fake", k=5, *filters):
+def ask(chat, question, turns=(), backend="fake", k=5, *filters):
     """The chat after one turn: (messages, turns)."""
-    events, _ = turn(chat, question, messages, turns, backend, k, *filters)
+    events, _ = turn(chat, question, turns, backend, k, *filters)
     return events[-1]
 
 
 def test_a_turn_streams_a_draft_then_the_checked_answer_and_its_sources(fake_index, fake_retriever):
     chat = chat_with(fake_index, fake_retriever)
-    posted, pending, box = chat.post(PRICING_QUESTION, [])
+    posted, turns, box, stop = chat.post(PRICING_QUESTION, [])
     assert [m["role"] for m in posted] == ["user"] and box == ""  # shown at once, even queued
-    events = list(chat.respond(pending, posted, [], "fake", 5))
+    assert turns[0].status == "waiting" and stop["interactive"]  # Stop is offered now
+    events = list(chat.respond(turns, "fake", 5))
     drafts = [messages[-1]["content"] for messages, _ in events[:-1]]
     assert len(drafts) > 3 and all(d.endswith(render.GENERATING) for d in drafts)
+    assert events[-2][1][0].status == "writing" and events[-2][1][0].draft  # the draft is kept
     messages, turns = events[-1]
-    assert [m["role"] for m in messages] == ["user", "assistant"]
-    assert isinstance(turns[0], Answer) and not turns[0].abstained
-    reply = messages[-1]["content"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "assistant"]
+    assert turns[0].status == "answered" and not turns[0].answer.abstained
+    label, reply = messages[1]["content"], messages[2]["content"]
+    assert label.startswith("###### Answer 1 · *sources shown* · test model · ")  # no copy
+    assert reply.startswith("BayesCoxCP") or "[1]" in reply
     assert f"[1]\n\n**References**\n\n1. **{escape(PRICING)}**" in reply
-    assert "<" not in reply  # Markdown, so the chat's copy button copies clean text
-    assert reply.endswith("*") and "fake ·" in reply  # backend and latency, discreetly
-    shown, sources, markdown, bibtex, whole = chat.panel(turns)
+    assert "<" not in reply and " s*" not in reply  # clean Markdown, without the badge
+    shown, sources, markdown, bibtex, whole, copy_md, copy_bib, download = chat.panel(turns)
     assert shown == 0 and sources.startswith('<p class="rag-for">Sources of answer 1: ')
     assert render.inert(PRICING) in sources and "<mark>" in sources
-    assert markdown in reply and f"title = {{{PRICING}}}" in bibtex
+    assert markdown == reply and f"title = {{{PRICING}}}" in bibtex
     assert whole.startswith("# Conversation") and f"## 1. {escape(PRICING_QUESTION)}" in whole
+    assert copy_md["interactive"] and copy_bib["interactive"] and download["interactive"]
+
+
+def test_with_nothing_answered_the_copy_buttons_are_off(fake_index, fake_retriever):
+    chat = chat_with(fake_index, fake_retriever)
+    *_, copy_md, copy_bib, download = chat.panel([])
+    assert not (copy_md["interactive"] or copy_bib["interactive"] or download["interactive"])
 
 
 def test_follow_up_sees_the_earlier_turn(fake_index, fake_retriever):
     backend = FakeBackend()
     chat = chat_with(fake_index, fake_retriever, backend=backend)
     messages, turns = ask(chat, PRICING_QUESTION)
-    messages, turns = ask(chat, "What data does it use?", messages, turns)
-    assert len(messages) == 4 and len(turns) == 2
-    assert turns[1].sources[0].paper.title == PRICING
+    messages, turns = ask(chat, "What data does it use?", turns)
+    assert len(messages) == 6 and len(turns) == 2
+    assert turns[1].answer.sources[0].paper.title == PRICING
 
 
-def test_abstention_shows_the_closest_papers_and_says_so(seed_index, retriever):
+def test_a_decline_shows_its_close_papers_in_the_chat_and_an_off_topic_one_none(
+    seed_index, retriever
+):
     chat = chat_with(seed_index, retriever)
-    _, turns = ask(chat, "Best sourdough bread recipe?")
-    assert turns[0].abstained
-    assert "does not answer" in chat.panel(turns)[1]
+    messages, turns = ask(chat, "What is the best recipe for sourdough?")
+    assert turns[0].answer.abstained and turns[0].answer.suggestions == []
+    assert messages[-1]["content"] == "The provided papers do not answer this question."
+    assert "no paper is close to it" in chat.panel(turns)[1]
+    question = "Which papers study quantum error correction in superconducting qubits?"
+    messages, turns = ask(chat, question)
+    [declined] = [t.answer for t in turns]
+    assert declined.abstained and declined.suggestions  # close enough to offer
+    shown = messages[-1]["content"]
+    assert "listed as suggestions" not in shown and "\n\nThe closest papers:\n\n- **" in shown
+    assert all(
+        s.relevance >= chat.settings.answer.suggestion_relevance for s in declined.suggestions
+    )
+    assert escape(declined.suggestions[0].paper.title) in shown
 
 
 def test_unsupported_sentences_are_marked_in_the_answer(fake_index, fake_retriever):
@@ -88,14 +111,15 @@ def test_unsupported_sentences_are_marked_in_the_answer(fake_index, fake_retriev
     )
     chat = chat_with(fake_index, fake_retriever, reply=reply)
     messages, turns = ask(chat, PRICING_QUESTION)
-    assert turns[0].unsupported_sentences
+    assert turns[0].answer.unsupported_sentences
     assert "networks. [1] *(not supported by the cited abstract)*" in messages[-1]["content"]
 
 
 def test_filters_and_k_reach_retrieval(fake_index, fake_retriever):
     chat = chat_with(fake_index, fake_retriever)
-    _, turns = ask(chat, "Which papers use neural networks?", (), (), "fake", 2, "Deyu Meng")
-    answer = turns[0]
+    _, turns = ask(chat, "Which papers use neural networks?", (), "fake", 2, "Deyu Meng")
+    answer = turns[0].answer
+    assert turns[0].filters == {"author": "Deyu Meng"}
     shown = answer.sources or answer.suggestions
     assert 1 <= len(shown) <= 2
     for source in shown:
@@ -106,8 +130,9 @@ def test_unavailable_backend_and_failures_show_a_message_not_a_traceback(
     fake_index, fake_retriever, monkeypatch
 ):
     chat = chat_with(fake_index, fake_retriever)
-    messages, turns = ask(chat, PRICING_QUESTION, (), (), "local")
-    assert "model file is missing" in messages[-1]["content"] and turns == [None]
+    messages, turns = ask(chat, PRICING_QUESTION, (), "local")
+    assert "model file is missing" in messages[-1]["content"]
+    assert [t.status for t in turns] == ["failed"]
 
     def broken(*args, **kwargs):
         raise RuntimeError("kaboom")
@@ -126,9 +151,13 @@ def test_backend_failing_mid_answer_falls_back_visibly(fake_index, fake_retrieve
 
     chat = chat_with(fake_index, fake_retriever, backend=Dies())
     messages, turns = ask(chat, PRICING_QUESTION)
-    assert turns[0].backend == "extractive" and turns[0].fallback_from == "fake"
+    answer = turns[0].answer
+    assert answer.backend == "extractive" and answer.fallback_from == "fake"
     assert "> ⚠ The fake backend failed: the server closed the stream" in messages[-1]["content"]
-    assert "*⚠ extractive · fake failed ·" in messages[-1]["content"]  # the badge says so too
+    assert (
+        "⚠ sentences from the abstracts · no model · the test model failed"
+        in messages[-2]["content"]
+    )  # the label says so too
 
 
 def test_stop_keeps_the_partial_draft_marked_as_stopped(fake_index, fake_retriever):
@@ -142,43 +171,52 @@ def test_stop_keeps_the_partial_draft_marked_as_stopped(fake_index, fake_retriev
                 Closable.closed = True
 
     chat = chat_with(fake_index, fake_retriever, backend=Closable())
-    posted, pending, _ = chat.post(PRICING_QUESTION, [])
-    events = chat.respond(pending, posted, [], "fake", 5)
+    _, posted, _, _ = chat.post(PRICING_QUESTION, [])
+    events = chat.respond(posted, "fake", 5)
     next(events)  # the first words of the draft
     messages, turns = next(events)
     events.close()  # what Gradio does to the generation when Stop cancels it
     assert Closable.closed  # the backend's stream was ended (a server sees the client leave)
-    stopped, turns = chat.stop(messages, turns)
+    stopped, turns = chat.stop(turns)
     draft = messages[-1]["content"].removesuffix(render.GENERATING)
     assert stopped[-1]["content"] == draft + render.STOPPED
-    assert turns == [None]  # the stopped turn has no checked answer, and no sources
-    done, done_turns = ask(chat, PRICING_QUESTION, stopped, turns)
-    assert chat.stop(done, done_turns) == (gr.skip(), gr.skip())  # nothing left to stop
+    assert [t.status for t in turns] == ["stopped"]  # no checked answer, and no sources
+    done, done_turns = ask(chat, PRICING_QUESTION, turns)
+    assert chat.stop(done_turns) == (gr.skip(), gr.skip())  # nothing left to stop
+    assert "###### Answer 1 ·" in done[-2]["content"]  # the stopped turn has no number
+    assert chat.panel(done_turns)[1].startswith('<p class="rag-for">Sources of answer 1: ')
+    assert "## 1. " in chat.panel(done_turns)[4] and "## 2." not in chat.panel(done_turns)[4]
 
 
 def test_stop_while_the_question_waits_in_the_queue(fake_index, fake_retriever):
     chat = chat_with(fake_index, fake_retriever)
-    posted, _, _ = chat.post(PRICING_QUESTION, [])
-    stopped, turns = chat.stop(posted, [])
-    assert [m["role"] for m in stopped] == ["user", "assistant"] and turns == [None]
-    assert stopped[-1]["content"] == render.STOPPED
+    _, posted, _, _ = chat.post(PRICING_QUESTION, [])
+    stopped, turns = chat.stop(posted)
+    assert [m["role"] for m in stopped] == ["user", "assistant"]
+    assert [t.status for t in turns] == ["stopped"] and stopped[-1]["content"] == render.STOPPED
+    assert list(chat.respond(turns, "fake", 5)) == []  # the queued answer then writes nothing
 
 
 def test_empty_question_makes_no_turn(fake_index, fake_retriever):
     chat = chat_with(fake_index, fake_retriever)
     with pytest.warns(UserWarning, match="type a question"):
-        messages, pending, box = chat.post("   ", [])
-    assert messages == gr.skip() and pending == "" and box == "   "
-    assert list(chat.respond(pending, [], [], "fake", 5)) == []
+        messages, turns, box, _ = chat.post("   ", [])
+    assert messages == gr.skip() and turns == gr.skip() and box == "   "
+    assert list(chat.respond([], "fake", 5)) == []
 
 
 def test_selecting_an_earlier_answer_shows_its_sources_and_exports(fake_index, fake_retriever):
     chat = chat_with(fake_index, fake_retriever)
     messages, turns = ask(chat, PRICING_QUESTION)
-    messages, turns = ask(chat, "Which papers study continual learning?", messages, turns)
+    messages, turns = ask(chat, "Which papers study continual learning?", turns)
     assert chat.panel(turns)[0] == 1  # the latest answer by default
-    picked = chat.select(turns, gr.SelectData(None, {"index": 1, "value": ""}))
-    shown, sources, markdown, bibtex, _ = chat.panel(turns, picked)
+    assert "*sources shown*" in messages[4]["content"] and "shown" not in messages[1]["content"]
+    for clicked in (1, 2):  # the first answer's label, or the answer itself
+        picked, marked = chat.select(turns, gr.SelectData(None, {"index": clicked, "value": ""}))
+        assert picked == 0
+        assert "###### Answer 1 · *sources shown*" in marked[1]["content"]
+        assert "sources shown" not in marked[4]["content"]
+    shown, sources, markdown, bibtex, *_ = chat.panel(turns, picked)
     assert shown == 0 and "Sources of answer 1:" in sources
     assert render.inert(PRICING) in sources and escape(PRICING) in markdown
     assert bibtex.count("@") == 1 and PRICING in bibtex
@@ -191,6 +229,75 @@ def test_papers_table_filters_and_summary(fake_index, fake_retriever):
     assert [row[0] for row in rows] == [PRICING]
     summary, sources = last(chat.summarize(PRICING, "fake"))
     assert f"1. **{escape(PRICING)}**" in summary and render.inert(PRICING) in sources
+
+
+def test_the_paper_picked_follows_the_filter_and_the_button_says_what_it_summarizes(
+    fake_index, fake_retriever
+):
+    from ui.app import build
+    from ui.papers import summary_button
+
+    chat = chat_with(fake_index, fake_retriever)
+    config = build(chat).get_config_file()
+    [paper] = [c["props"] for c in config["components"] if c["props"].get("elem_id") == "paper"]
+    [button] = [
+        c["props"] for c in config["components"] if c["props"].get("elem_id") == "summarize"
+    ]
+    assert paper.get("value") in (None, "", [])  # nothing picked until a row is clicked
+    assert (
+        button["value"] == "Cited summary: click a paper's row first" and not button["interactive"]
+    )
+    narrowed = chat.paper_choices("pricing hazards", None)
+    assert narrowed["choices"] == [PRICING] and narrowed["value"] is None
+    assert chat.paper_choices("pricing", PRICING)["value"] == PRICING  # still shown: kept
+    assert chat.paper_choices("continual", PRICING)["value"] is None  # hidden: no longer picked
+    assert summary_button(PRICING)["interactive"]
+    assert summary_button(PRICING)["value"].startswith("Cited summary of “A Bayesian Approach")
+
+
+def test_the_filters_on_are_chips_and_a_decline_under_them_offers_to_ask_without(
+    fake_index, fake_retriever
+):
+    from ui.turns import Turn
+
+    chat = chat_with(fake_index, fake_retriever)
+    author, area, venue, retry = chat.chips([], "", "Applications", "")
+    assert not author["visible"] and not venue["visible"] and not retry["visible"]
+    assert area["visible"] and area["value"] == "Area: Applications ✕"
+    declined = Answer(question="q?", text="No.", abstained=True, backend="fake")
+    turns = [Turn(question="q?", status="answered", answer=declined, filters={"area": "App"})]
+    assert chat.chips(turns, "", "App", "")[-1]["visible"]  # "Ask again without filters"
+    assert chat.unfiltered(turns) == ("", "", "", "q?")  # filters cleared, the question again
+    from ui.turns import messages
+
+    shown = messages(turns)[-1]["content"]
+    assert "> Asked with filters on (area “App”): papers outside them were not searched." in shown
+    unfiltered = [turns[0].model_copy(update={"filters": {}})]
+    assert not chat.chips(unfiltered, "", "", "")[-1]["visible"]
+
+
+def test_the_label_says_what_wrote_the_answer_in_the_readers_words():
+    listed = Answer(question="q", text="t", backend="list", latency_s=0.4, ttft_s=0.1)
+    assert render.badge(listed) == "list of papers · no model"
+    local = Answer(question="q", text="t", backend="local", latency_s=3.14, ttft_s=1.0)
+    assert render.badge(local) == "local model · 3.1 s"
+    declined = Answer(question="q", text="t", backend="local", abstained=True, latency_s=0.01)
+    assert render.badge(declined) == "declined before any model ran · no model"
+    fallback = Answer(question="q", text="t", backend="extractive", fallback_from="local", ttft_s=2)
+    assert (
+        render.badge(fallback)
+        == "⚠ sentences from the abstracts · no model · the local model failed"
+    )
+
+
+def test_abstracts_show_their_emphasis_and_numbers_as_text(fake_index, fake_retriever):
+    bisecle = next(p for p in fake_retriever.catalog.papers() if p.title.startswith("Bisecle"))
+    card = render.paper_card(1, fake_retriever.source_for(bisecle.paper_id))
+    assert "<strong>Bi</strong>nding" in card and "**" not in card and "&#42;" not in card
+    assert render.inert("by up to $22.6$% and $\\textbf{27}$\\%") == "by up to 22.6% and 27%"
+    assert render.inert("**[click](http://evil.example)**", emphasis=True) == (
+        "<strong>&#91;click&#93;&#40;http://evil.example&#41;</strong>"
+    )  # bold, nothing else
 
 
 def test_long_author_lists_are_shortened_in_the_table_but_still_searched(
@@ -214,6 +321,7 @@ def test_text_is_rendered_inert():
     for dangerous in ("<script", "](", "!["):
         assert dangerous not in render.inert(hostile)
     assert render.question_md("It's **Bi**nding") == r"It's \*\*Bi\*\*nding"  # no &#x27;
+    assert render.inert("**Bi**nding") == "&#42;&#42;Bi&#42;&#42;nding"
     assert render.inert("It's") == "It&#x27;s"  # one entity, which the browser shows as '
     assert render.link("javascript:alert(1)") == ""
     assert ">https://openreview.net/forum?id=1<" in render.link("https://openreview.net/forum?id=1")

@@ -35,18 +35,18 @@ def test_the_pool_offers_usable_backends_and_says_why_the_others_are_not(pool):
 
 def test_each_handler_part_answers_from_a_pool_alone(pool, tmp_path):
     chat = ChatHandlers(pool)
-    posted, pending, _ = chat.post(PRICING_QUESTION, [])
-    *_, (messages, turns) = chat.respond(pending, posted, [], "fake", 5)
-    assert [m["role"] for m in messages] == ["user", "assistant"]
-    assert turns[0].citations[0].title == PRICING
+    _, posted, _, _ = chat.post(PRICING_QUESTION, [])
+    *_, (messages, turns) = chat.respond(posted, "fake", 5)
+    assert [m["role"] for m in messages] == ["user", "assistant", "assistant"]
+    assert turns[0].answer.citations[0].title == PRICING
     assert [row[0] for row in PapersHandlers(pool).papers("pricing hazards")] == [PRICING]
     answer = ApiHandlers(pool).api_ask(PRICING_QUESTION, backend="fake")
     assert answer["citations"][0]["title"] == PRICING
 
     saved = ConversationHandlers(pool, history.Conversations(tmp_path))
-    browser, _, _, chat_id, *_, backend, k, _, _, _ = saved.restore("")
+    browser, _, _, chat_id, _, backend, k, *_ = saved.restore("")
     assert backend == "fake"  # the configured backend is unavailable: the first usable one
-    saved.save(browser, chat_id, messages, turns, backend, k, "", "", "")
+    saved.save(browser, chat_id, turns, "", backend, k, "", "", "")
     assert saved.open(browser, chat_id)[1] == turns
 
 

@@ -1,7 +1,6 @@
 """The chat tab's handlers: the question shown at once, its answer streamed then checked, Stop,
-and the sources panel of the answer the user picked. `messages` (what the chatbot shows) and
-`turns` (each turn's checked answer, or None when it failed or was stopped) run in step: turn i
-is messages 2i (the question) and 2i + 1 (the reply)."""
+asking again without filters, and the sources panel of the answer the user picked. The chat's
+state is one list of `Turn`s (ui/turns.py); the messages the chatbot shows are derived from it."""
 
 import logging
 from collections.abc import Iterator
@@ -10,10 +9,12 @@ import gradio as gr
 
 from rag import export
 from rag.errors import RagError
-from rag.models import Answer, Message
+from rag.models import Answer
 from rag.retrieve import Filters
+from rag.tuning import AnswerTuning
 from ui import render
 from ui.answerers import AnswererPool
+from ui.turns import FILTERS, Turn, history, latest_answered, messages, numbers, turn_at
 
 log = logging.getLogger(__name__)
 
@@ -25,97 +26,142 @@ class ChatHandlers:
         self.pool = pool
 
     @staticmethod
-    def post(question: str, messages: list[dict]) -> tuple:
+    def post(question: str, turns: list[Turn]) -> tuple:
         """Show the question at once (also while it waits in the queue) and clear the box;
-        yields (messages, pending question, textbox value)."""
+        yields (messages, turns, textbox value, Stop)."""
         if not (question or "").strip():
             gr.Warning("Please type a question.")
-            return gr.skip(), "", question
-        return [*messages, {"role": "user", "content": render.question_md(question)}], question, ""
+            return gr.skip(), gr.skip(), question, gr.skip()
+        turns = [*turns, Turn(question=question)]
+        return messages(turns), turns, "", gr.update(interactive=True)
 
     def respond(
         self,
-        question: str,
-        messages: list[dict],
-        turns: list[Answer | None],
+        turns: list[Turn],
         backend: str,
         k: float,
         author: str = "",
         area: str = "",
         venue: str = "",
     ) -> Iterator[tuple]:
-        """Answer the posted question (the last message), streaming: yields (messages, turns)."""
-        if not (question or "").strip():
+        """Answer the posted question (the last turn, waiting), streaming: yields (messages,
+        turns) as the draft grows, then with the checked answer."""
+        if not turns or turns[-1].status != "waiting":
             return
-        history, events = conversation(turns), None
+        earlier, chosen = turns[:-1], filters(author, area, venue)
+        turn = turns[-1].model_copy(update={"filters": used(chosen), "status": "writing"})
+        shown, events = latest_answered(earlier), None
         try:
             events = self.pool.answerer(backend).ask(
-                question, history=history, k=int(k), filters=filters(author, area, venue)
+                turn.question, history=history(earlier), k=int(k), filters=chosen
             )
-            for shown, answer in as_markdown(events):
-                reply = [*messages, {"role": "assistant", "content": shown}]
-                yield reply, turns if answer is None else [*turns, answer]
+            for draft, answer in drafts(events):
+                if answer is None:
+                    turn = turn.model_copy(update={"draft": draft})
+                else:
+                    answer = close_suggestions(answer, self.pool.settings.answer)
+                    turn = turn.model_copy(update={"status": "answered", "answer": answer})
+                    shown = len(earlier)
+                yield messages([*earlier, turn], shown), [*earlier, turn]
         except Exception as error:  # noqa: BLE001 - the page shows a message, never a traceback
-            yield [*messages, failure(error)], [*turns, None]
+            turn = turn.model_copy(update={"status": "failed", "failure": failure(error)})
+            yield messages([*earlier, turn], shown), [*earlier, turn]
         finally:  # Stop (or a closed page) ends the generation, and the model stops with it
             if events is not None:
                 events.close()
 
     @staticmethod
-    def stop(messages: list[dict], turns: list[Answer | None]) -> tuple:
-        """Stop pressed: the answer being written keeps its partial draft, marked as stopped."""
-        if not messages or len(turns) * 2 >= len(messages):
+    def stop(turns: list[Turn]) -> tuple:
+        """Stop pressed: the answer being written keeps its partial draft, marked as stopped;
+        yields (messages, turns)."""
+        if not turns or turns[-1].status not in ("waiting", "writing"):
             return gr.skip(), gr.skip()  # nothing was being answered
-        if messages[-1]["role"] == "assistant":
-            shown = content_text(messages[-1]["content"])
-            messages = [*messages[:-1], {"role": "assistant", "content": render.stopped_md(shown)}]
-        else:
-            messages = [*messages, {"role": "assistant", "content": render.stopped_md(None)}]
-        return messages, [*turns, None]
+        turns = [*turns[:-1], turns[-1].model_copy(update={"status": "stopped"})]
+        return messages(turns), turns
 
     @staticmethod
-    def select(turns: list[Answer | None], event: gr.SelectData) -> int:
-        """The answer the user clicked on: its sources and exports are shown."""
+    def idle() -> dict:
+        """Stop is offered only while an answer is on its way."""
+        return gr.update(interactive=False)
+
+    @staticmethod
+    def select(turns: list[Turn], event: gr.SelectData) -> tuple:
+        """The answer the user clicked on: its sources and exports are shown, and the chat marks
+        it; yields (shown turn, messages)."""
         index = event.index[0] if isinstance(event.index, list | tuple) else event.index
-        turn = int(index) // 2
-        return turn if 0 <= turn < len(turns) and turns[turn] is not None else gr.skip()
+        turn = turn_at(turns, int(index))
+        if turn is None or not turns[turn].answered:
+            return gr.skip(), gr.skip()
+        return turn, messages(turns, turn)
 
     @staticmethod
-    def panel(turns: list[Answer | None], shown: int | None = None) -> tuple:
-        """For the answer shown (default: the latest): its number, the sources panel, the
-        answer as Markdown and BibTeX, and the whole conversation as Markdown."""
-        answered = [i for i, answer in enumerate(turns) if answer is not None]
-        if shown not in answered:
-            shown = answered[-1] if answered else None
+    def panel(turns: list[Turn], shown: int | None = None) -> tuple:
+        """For the answer shown (default: the latest): its turn, the sources panel, the answer
+        as Markdown and BibTeX, the whole conversation as Markdown, and the three buttons that
+        copy or download them (usable only when there is something to take)."""
+        numbered = numbers(turns)
+        if shown not in numbered:
+            shown = latest_answered(turns)
         if shown is None:
-            return None, render.sources_html(None), "", "", ""
-        answer = turns[shown]
+            nothing = gr.update(interactive=False)
+            return None, render.sources_html(None), "", "", "", nothing, nothing, nothing
+        answer = turns[shown].answer
+        bibtex = export.answer_bibtex([answer])
         return (
             shown,
-            render.sources_html(answer, shown + 1),
+            render.sources_html(answer, numbered[shown]),
             export.markdown(answer),
-            export.answer_bibtex([answer]),
-            export.conversation_markdown(turns),
+            bibtex,
+            export.conversation_markdown([turn.answer for turn in turns if turn.answered]),
+            gr.update(interactive=True),
+            gr.update(interactive=bool(bibtex)),
+            gr.update(interactive=True),
         )
 
+    @staticmethod
+    def chips(turns: list[Turn], author: str = "", area: str = "", venue: str = "") -> tuple:
+        """The filters on, each a chip that removes it ("Area: Applications ✕"), and "Ask again
+        without filters" when the latest answer declined under filters; yields (author, area,
+        venue chips, retry)."""
+        chips = [
+            gr.update(visible=True, value=f"{name.title()}: {value.strip()} ✕")
+            if (value or "").strip()
+            else gr.update(visible=False)
+            for name, value in zip(FILTERS, (author, area, venue))
+        ]
+        latest = turns[-1] if turns else None
+        return (*chips, gr.update(visible=bool(latest and latest.declined_under_filters)))
 
-def as_markdown(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None]]:
+    @staticmethod
+    def unfiltered(turns: list[Turn]) -> tuple:
+        """Ask again without filters: the filters cleared and the last declined question in the
+        box, to be asked again; yields (author, area, venue, question)."""
+        declined = [turn for turn in turns if turn.declined_under_filters]
+        question = declined[-1].question if declined else gr.skip()
+        return "", "", "", question
+
+
+def drafts(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None]]:
     """The growing draft while it streams, then the checked answer, with it."""
     draft = ""
     for event in events:
         if isinstance(event, Answer):
-            yield render.answer_md(event), event
+            yield draft, event
             return
         draft += event
-        yield render.draft_md(draft), None
+        yield draft, None
 
 
-def content_text(content) -> str:
-    """A chat message's text (Gradio may hand it back as a list of parts)."""
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else [content]
-    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in parts)
+def as_markdown(events: Iterator[str | Answer]) -> Iterator[tuple[str, Answer | None]]:
+    """The growing draft as the chat shows it while it streams, then the checked answer."""
+    for draft, answer in drafts(events):
+        yield (render.draft_md(draft) if answer is None else render.summary_md(answer)), answer
+
+
+def close_suggestions(answer: Answer, tuning: AnswerTuning) -> Answer:
+    """A decline offers only the papers close to the question (none for an off-topic one)."""
+    close = [s for s in answer.suggestions if s.relevance >= tuning.suggestion_relevance]
+    return answer.model_copy(update={"suggestions": close})
 
 
 def final(events: Iterator) -> Answer:
@@ -133,23 +179,15 @@ def filters(author: str, area: str, venue: str) -> Filters | None:
     return Filters(**values) if any(values.values()) else None
 
 
-def conversation(turns: list[Answer | None]) -> list[Message]:
-    """Earlier answered turns as plain-text chat history for follow-up questions."""
-    history = []
-    for answer in turns:
-        if answer is not None:
-            history += [
-                Message(role="user", content=answer.question),
-                Message(role="assistant", content=answer.transcript()),
-            ]
-    return history
+def used(chosen: Filters | None) -> dict[str, str]:
+    """The filters a question was asked under, by name."""
+    values = chosen.model_dump() if chosen else {}
+    return {name: values[name] for name in FILTERS if values.get(name)}
 
 
-def failure(error: Exception) -> dict:
-    """An assistant message for a failed turn: our errors say how to fix; others are logged."""
+def failure(error: Exception) -> str:
+    """What a failed turn says: our errors say how to fix; others are logged."""
     if isinstance(error, RagError):
-        text = str(error)
-    else:
-        log.exception("The chat failed")
-        text = f"Something went wrong ({type(error).__name__}); the details are in the server log."
-    return {"role": "assistant", "content": render.failure_md(text)}
+        return str(error)
+    log.exception("The chat failed")
+    return f"Something went wrong ({type(error).__name__}); the details are in the server log."

@@ -1,13 +1,15 @@
 """Conversations kept on the server, in the data dir (conversations.sqlite3): each browser's
-conversations (their messages and checked answers) and its last settings, under a random id
+conversations (their turns: ui/turns.py) and its last settings, under a random id
 the server gives the browser. The browser keeps only that id (in its localStorage), so a copy
 of the browser's storage holds no conversation; whoever has the id can read that browser's
 conversations through this server, as with a session cookie.
 
 What is read back is validated (`SavedChat`, `SavedSettings`): an entry that does not validate
 (written by another version, edited by hand, damaged) is dropped with a log line, never a
-crash. A database that cannot be used (read-only, full) is logged, and conversations then last
-as long as the page."""
+crash; one in the format before turns (messages and answers side by side) is read as turns. A
+database that cannot be used (read-only, full) is logged, and conversations then last as long
+as the page. A deleted conversation waits in the trash (one per browser) until Undo or the
+next delete."""
 
 import logging
 import re
@@ -15,13 +17,17 @@ import secrets
 import sqlite3
 import time
 import uuid
+from collections import Counter
 from contextlib import closing
+from datetime import datetime
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rag.models import Answer
+from ui.turns import Turn, from_messages
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +42,8 @@ CREATE TABLE IF NOT EXISTS browsers (
     browser TEXT PRIMARY KEY, current TEXT, settings TEXT, seen REAL);
 CREATE TABLE IF NOT EXISTS chats (
     browser TEXT, chat TEXT, updated REAL, title TEXT, body TEXT, PRIMARY KEY (browser, chat));
+CREATE TABLE IF NOT EXISTS trash (
+    browser TEXT PRIMARY KEY, chat TEXT, updated REAL, title TEXT, body TEXT);
 """
 
 
@@ -55,13 +63,36 @@ class ChatMessage(BaseModel):
         return content
 
 
-class SavedChat(BaseModel):
-    """A stored conversation: what the chat shows, and the checked answer of each turn."""
+class LegacyChat(BaseModel):
+    """A conversation as stored before turns: the chat's messages, and each turn's checked
+    answer (None when it failed or was stopped), side by side."""
 
-    title: str = Field(max_length=TITLE_CHARS)
+    title: str
     updated: float
     messages: list[ChatMessage]
     turns: list[Answer | None]
+
+
+class SavedChat(BaseModel):
+    """A stored conversation: its turns (the chat's messages are derived from them)."""
+
+    title: str = Field(max_length=TITLE_CHARS)
+    updated: float
+    turns: list[Turn]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data):
+        """A conversation stored before turns is read as turns (validated as it was)."""
+        if isinstance(data, dict) and "messages" in data:
+            old = LegacyChat.model_validate(data)
+            messages = [message.model_dump() for message in old.messages]
+            return {
+                "title": title_of(from_messages(messages, old.turns)),
+                "updated": old.updated,
+                "turns": from_messages(messages, old.turns),
+            }
+        return data
 
 
 class SavedSettings(BaseModel):
@@ -89,9 +120,37 @@ def known_id(sent) -> str | None:
     return sent if isinstance(sent, str) and BROWSER_ID.fullmatch(sent) else None
 
 
-def title_of(turns: list[Answer | None]) -> str:
-    first = next((t.question for t in turns if t is not None), None) or "Conversation"
+def title_of(turns: list[Turn]) -> str:
+    """A conversation's title: its first question."""
+    first = next((t.question for t in turns if t.question.strip()), None) or "Conversation"
+    first = " ".join(first.split())
     return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…"
+
+
+def zone_of(name) -> ZoneInfo | None:
+    """The browser's time zone (an IANA name it reported); None (the server's) if unknown."""
+    try:
+        return ZoneInfo(name) if isinstance(name, str) and name else None
+    except (ValueError, KeyError, OSError):  # not a zone name, or not one this machine knows
+        return None
+
+
+def labels(rows: list[tuple[str, float]], zone=None) -> list[str]:
+    """Each conversation's label: its title and when it was last used ("… · 5 Dec 14:02"),
+    numbered where two would read the same."""
+    now = datetime.now(zone_of(zone)).year
+    texts = []
+    for title, updated in rows:
+        when = datetime.fromtimestamp(updated, zone_of(zone))
+        texts.append(
+            f"{title} · {when.strftime('%-d %b %Y %H:%M' if when.year != now else '%-d %b %H:%M')}"
+        )
+    counts, seen = Counter(texts), Counter()
+    for i, text in enumerate(texts):
+        if counts[text] > 1:
+            seen[text] += 1
+            texts[i] = f"{text} ({seen[text]})"
+    return texts
 
 
 class Conversations:
@@ -148,8 +207,9 @@ class Conversations:
             log.warning("Dropped unreadable saved settings of a browser: %s", short(error))
             return SavedSettings()
 
-    def choices(self, browser: str) -> list[tuple[str, str]]:
-        """(title, id) of the browser's readable conversations, newest first."""
+    def choices(self, browser: str, zone=None) -> list[tuple[str, str]]:
+        """(label, id) of the browser's readable conversations, newest first: each labelled by
+        its first question and when it was last used, in the browser's time `zone`."""
         rows = self._run(
             "read",
             lambda db: db.execute(
@@ -162,11 +222,13 @@ class Conversations:
             for chat, updated, title in rows
             if isinstance(updated, int | float) and isinstance(title, str) and isinstance(chat, str)
         ]
-        return [(title, chat) for _, title, chat in sorted(readable, reverse=True)]
+        newest = sorted(readable, reverse=True)
+        named = labels([(title, updated) for updated, title, _ in newest], zone)
+        return [(label, chat) for label, (_, _, chat) in zip(named, newest)]
 
-    def load(self, browser: str, chat_id: str) -> tuple[list[dict], list[Answer | None]]:
-        """A saved conversation's messages and answers; nothing if it is gone, or unreadable
-        (then it is dropped, with a log line)."""
+    def load(self, browser: str, chat_id: str) -> list[Turn]:
+        """A saved conversation's turns; none if it is gone, or unreadable (then it is dropped,
+        with a log line)."""
         row = self._run(
             "read",
             lambda db: db.execute(
@@ -174,16 +236,15 @@ class Conversations:
             ).fetchone(),
         )
         if not row:
-            return [], []
+            return []
         try:
-            saved = SavedChat.model_validate_json(row[0])
+            return SavedChat.model_validate_json(row[0]).turns
         except (ValidationError, TypeError) as error:
             log.warning("Dropped an unreadable saved conversation: %s", short(error))
-            self.remove(browser, chat_id)
-            return [], []
-        return [m.model_dump() for m in saved.messages], saved.turns
+            self._run("save", lambda db: forget(db, "chats", browser, chat_id))
+            return []
 
-    def save(self, browser: str, chat_id: str, messages: list, turns: list, settings: dict) -> None:
+    def save(self, browser: str, chat_id: str, turns: list[Turn], settings: dict) -> None:
         """Keep this conversation (an empty one is dropped), make it the browser's current
         one, and keep these settings."""
         try:
@@ -191,10 +252,9 @@ class Conversations:
                 {name: value for name, value in settings.items() if name in SETTINGS}
             )
             chat = None
-            if messages:
-                chat = SavedChat(
-                    title=title_of(turns), updated=time.time(), messages=messages, turns=turns
-                )
+            if turns:
+                turns = [Turn.model_validate(turn) for turn in turns]
+                chat = SavedChat(title=title_of(turns), updated=time.time(), turns=turns)
         except ValidationError as error:
             log.warning("A conversation was not saved: %s", short(error))
             return
@@ -206,23 +266,68 @@ class Conversations:
                 (browser, chat_id, chosen.model_dump_json(), now),
             )
             if chat is None:
-                db.execute("DELETE FROM chats WHERE browser = ? AND chat = ?", (browser, chat_id))
+                forget(db, "chats", browser, chat_id)
             else:
-                db.execute(
-                    "INSERT OR REPLACE INTO chats VALUES (?, ?, ?, ?, ?)",
-                    (browser, chat_id, chat.updated, chat.title, chat.model_dump_json()),
-                )
+                keep(db, browser, chat_id, chat)
             prune(db, browser)
 
         self._run("save", write)
 
-    def remove(self, browser: str, chat_id: str) -> None:
+    def adopt(self, browser: str, current: str, settings: SavedSettings) -> None:
+        """A browser's current conversation and settings brought over from elsewhere, unless
+        it has its own already."""
         self._run(
             "save",
             lambda db: db.execute(
-                "DELETE FROM chats WHERE browser = ? AND chat = ?", (browser, chat_id)
+                "INSERT OR IGNORE INTO browsers VALUES (?, ?, ?, ?)",
+                (browser, current, settings.model_dump_json(), time.time()),
             ),
         )
+
+    def add(self, browser: str, chat_id: str, chat: SavedChat) -> None:
+        """Keep a conversation as it is (one brought over from elsewhere)."""
+        self._run("save", lambda db: (keep(db, browser, chat_id, chat), prune(db, browser)))
+
+    def remove(self, browser: str, chat_id: str) -> str | None:
+        """Delete a conversation into the browser's trash (which holds only the last one);
+        gives its title, or None when there was none."""
+
+        def move(db):
+            row = db.execute(
+                "SELECT chat, updated, title, body FROM chats WHERE browser = ? AND chat = ?",
+                (browser, chat_id),
+            ).fetchone()
+            if row:
+                db.execute("INSERT OR REPLACE INTO trash VALUES (?, ?, ?, ?, ?)", (browser, *row))
+                forget(db, "chats", browser, chat_id)
+            return row[2] if row else None
+
+        return self._run("save", move)
+
+    def restore(self, browser: str) -> str | None:
+        """Undo the last delete: the conversation back from the trash; gives its id."""
+
+        def move(db):
+            row = db.execute(
+                "SELECT chat, updated, title, body FROM trash WHERE browser = ?", (browser,)
+            ).fetchone()
+            if row:
+                db.execute("INSERT OR REPLACE INTO chats VALUES (?, ?, ?, ?, ?)", (browser, *row))
+                db.execute("DELETE FROM trash WHERE browser = ?", (browser,))
+            return row[0] if row else None
+
+        return self._run("save", move)
+
+
+def keep(db, browser: str, chat_id: str, chat: SavedChat) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO chats VALUES (?, ?, ?, ?, ?)",
+        (browser, chat_id, chat.updated, chat.title, chat.model_dump_json()),
+    )
+
+
+def forget(db, table: str, browser: str, chat_id: str) -> None:
+    db.execute(f"DELETE FROM {table} WHERE browser = ? AND chat = ?", (browser, chat_id))
 
 
 def prune(db, browser: str) -> None:
@@ -236,6 +341,7 @@ def prune(db, browser: str) -> None:
     kept = "SELECT browser FROM browsers ORDER BY seen DESC LIMIT ?"
     db.execute(f"DELETE FROM browsers WHERE browser NOT IN ({kept})", (MAX_BROWSERS,))
     db.execute(f"DELETE FROM chats WHERE browser NOT IN ({kept})", (MAX_BROWSERS,))
+    db.execute(f"DELETE FROM trash WHERE browser NOT IN ({kept})", (MAX_BROWSERS,))
 
 
 def short(error: Exception) -> str:

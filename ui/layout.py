@@ -5,14 +5,20 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from ui import render
+from ui import legacy, render
 from ui.handlers import Chat
-from ui.papers import picked_title
+from ui.papers import picked_title, summary_button, summary_update
+from ui.turns import FILTERS
 
 # Handlers that return at once skip the queue (answers wait there) and stay out of the API docs.
 QUICK = {"queue": False, "api_visibility": "undocumented"}
 
 COPY_JS = "(text) => navigator.clipboard.writeText(text)"
+# JS on page load: the browser's time zone, and the conversations an earlier version kept in it
+# (see ui/legacy.py).
+BROWSER_JS = f"""() => [
+  Intl.DateTimeFormat().resolvedOptions().timeZone || "", ({legacy.READ_JS})()
+]"""
 DOWNLOAD_JS = """(text) => {
   const link = document.createElement("a");
   link.href = URL.createObjectURL(new Blob([text], {type: "text/markdown"}));
@@ -31,14 +37,28 @@ class Page(SimpleNamespace):
         return [self.backend, self.k, self.author, self.area, self.venue]
 
     @property
+    def filters(self) -> list:
+        return [self.author, self.area, self.venue]
+
+    @property
     def kept(self) -> list:
         """What saving a conversation reads."""
-        return [self.store, self.chat_id, self.chatbot, self.turns, *self.choices]
+        return [self.store, self.chat_id, self.turns, self.zone, *self.choices]
 
     @property
     def exports(self) -> list:
-        """The shown answer's number, sources panel and exports (see `Chat.panel`)."""
-        return [self.shown, self.sources, self.answer_md, self.answer_bib, self.conversation_md]
+        """The shown answer's turn, sources panel and exports, and the buttons that take them
+        (see `Chat.panel`)."""
+        return [
+            self.shown,
+            self.sources,
+            self.answer_md,
+            self.answer_bib,
+            self.conversation_md,
+            self.copy_md,
+            self.copy_bib,
+            self.download,
+        ]
 
 
 def queued(chat: Chat) -> dict:
@@ -71,31 +91,46 @@ def build(chat: Chat) -> gr.Blocks:
 
 def session_state() -> Page:
     """Each session's state: the browser's id, the open conversation's id, its turns, the
-    answer shown and the question waiting to be answered."""
+    answer shown and the browser's time zone; and the hidden boxes the page load reads the
+    browser through (its time zone, conversations an earlier version kept in it)."""
     # Only the browser's id is kept in the browser; its conversations stay on the server.
     # (BrowserState encrypts in the page, with a key sent to the page: it hides nothing.)
     store = gr.BrowserState("", storage_key="rag-browser", secret="rag-browser-id")
-    chat_id, turns, shown, pending = gr.State(""), gr.State([]), gr.State(None), gr.State("")
-    return Page(store=store, chat_id=chat_id, turns=turns, shown=shown, pending=pending)
+    chat_id, turns, shown, zone = gr.State(""), gr.State([]), gr.State(None), gr.State("")
+    zone_box, old_box, read = (gr.Textbox(visible=False) for _ in range(3))
+    return Page(
+        store=store,
+        chat_id=chat_id,
+        turns=turns,
+        shown=shown,
+        zone=zone,
+        zone_box=zone_box,
+        old_box=old_box,
+        read=read,
+    )
 
 
 def chat_column(chat: Chat, page: Page) -> None:
-    """The conversation, the question box with its buttons and backend, example questions and
-    the browser's conversations."""
+    """The conversation, the question box with the active filters and its buttons and backend,
+    example questions and the browser's conversations."""
     page.chatbot = gr.Chatbot(
         label="Conversation",
         height=520,
         latex_delimiters=render.LATEX,
         feedback_options=None,
         buttons=["copy", "copy_all"],
+        group_consecutive_messages=False,
         elem_id="chat",
     )
     page.question = gr.Textbox(
         placeholder="Ask about the papers…", show_label=False, elem_id="question"
     )
+    filter_chips(page)
     with gr.Row():
-        page.send = gr.Button("Ask", variant="primary", elem_id="ask")
-        page.stop = gr.Button("Stop", variant="stop", elem_id="stop")
+        # Ask waits for the page load to bring the conversation back, so a question asked at
+        # once is not replaced by it.
+        page.send = gr.Button("Ask", variant="primary", interactive=False, elem_id="ask")
+        page.stop = gr.Button("Stop", interactive=False, elem_id="stop")
         page.clear = gr.Button("New chat", elem_id="new-chat")
         page.backend = gr.Dropdown(
             chat.pool.usable(),  # why the others are not: in Settings
@@ -109,11 +144,26 @@ def chat_column(chat: Chat, page: Page) -> None:
     conversations_row(page)
 
 
+def filter_chips(page: Page) -> None:
+    """The filters on, as chips that remove them, and "Ask again without filters" after a
+    decline under filters."""
+    with gr.Row(elem_id="filters", elem_classes="rag-chips"):
+        page.chips = [
+            gr.Button(visible=False, size="sm", elem_id=f"chip-{name}", elem_classes="rag-chip")
+            for name in FILTERS
+        ]
+        page.retry = gr.Button(
+            "Ask again without filters", visible=False, size="sm", elem_id="retry"
+        )
+
+
 def conversations_row(page: Page) -> None:
-    """The browser's saved conversations, and Delete for the open one."""
+    """The browser's saved conversations, Delete for the open one, and Undo after a delete."""
     with gr.Row():
         page.saved = gr.Dropdown([], label="Conversations (of this browser)", elem_id="saved")
-        page.delete = gr.Button("Delete conversation", size="sm", elem_id="delete")
+        with gr.Column():
+            page.delete = gr.Button("Delete conversation", size="sm", elem_id="delete")
+            page.undo = gr.Button(visible=False, size="sm", variant="primary", elem_id="undo")
 
 
 def sources_panel(page: Page) -> None:
@@ -122,9 +172,13 @@ def sources_panel(page: Page) -> None:
         render.sources_html(None), latex_delimiters=render.LATEX, elem_id="sources"
     )
     with gr.Row():
-        page.copy_md = gr.Button("Copy as Markdown", size="sm", elem_id="copy-md")
-        page.copy_bib = gr.Button("Copy BibTeX", size="sm", elem_id="copy-bib")
-        page.download = gr.Button("Download conversation", size="sm", elem_id="save-md")
+        page.copy_md = gr.Button(
+            "Copy as Markdown", size="sm", interactive=False, elem_id="copy-md"
+        )
+        page.copy_bib = gr.Button("Copy BibTeX", size="sm", interactive=False, elem_id="copy-bib")
+        page.download = gr.Button(
+            "Download conversation", size="sm", interactive=False, elem_id="save-md"
+        )
     page.answer_md, page.answer_bib, page.conversation_md = (
         gr.Textbox(visible=False) for _ in range(3)
     )
@@ -153,7 +207,8 @@ def settings_area(chat: Chat, page: Page) -> None:
 
 
 def papers_tab(chat: Chat, page: Page) -> None:
-    """The papers table with its filter, and a cited summary of the paper picked."""
+    """The papers table with its filter, and a cited summary of the paper picked (none until a
+    row is clicked: the button says so)."""
     page.search = gr.Textbox(label="Filter papers", placeholder="title, author, area or venue")
     page.table = gr.Dataframe(
         chat.papers(),
@@ -161,16 +216,19 @@ def papers_tab(chat: Chat, page: Page) -> None:
         interactive=False,
         wrap=True,
         column_widths=["45%", "30%", "12%", "13%"],
+        elem_id="papers",
     )
     with gr.Row():
         page.paper = gr.Dropdown(
-            sorted(p.title for p in chat.retriever.catalog.papers()),
-            label="Paper",
+            chat.titles(),
+            value=None,
+            label="Paper (click a row, or type a topic)",
             allow_custom_value=True,
+            elem_id="paper",
         )
-        page.summarize = gr.Button("Cited summary", variant="primary")
+        page.summarize = gr.Button(**summary_button(None), variant="primary", elem_id="summarize")
     with gr.Row():
-        page.summary = gr.Markdown(latex_delimiters=render.LATEX)
+        page.summary = gr.Markdown(latex_delimiters=render.LATEX, elem_classes="rag-summary")
         page.summary_sources = gr.Markdown(latex_delimiters=render.LATEX)
 
 
@@ -179,47 +237,71 @@ def wire(chat: Chat, page: Page, demo: gr.Blocks) -> None:
     gr.api(chat.api_ask, api_name="ask", **queued(chat))
     gr.api(chat.api_summarize, api_name="summarize", **queued(chat))
     wire_questions(chat, page)
+    wire_filters(chat, page)
     wire_conversations(chat, page, demo)
     wire_panel(chat, page)
     wire_papers(chat, page)
 
 
 def then_save(chat: Chat, page: Page, event) -> None:
-    """After the conversation changed: refresh the panel, keep the conversation."""
+    """After the conversation changed: refresh the panel and the filter chips, keep the
+    conversation."""
     event.then(chat.panel, [page.turns], page.exports, **QUICK).then(
-        chat.save, page.kept, page.saved, **QUICK
-    )
+        chat.chips, [page.turns, *page.filters], [*page.chips, page.retry], **QUICK
+    ).then(chat.save, page.kept, page.saved, **QUICK)
 
 
 def wire_questions(chat: Chat, page: Page) -> None:
-    """Ask (the button or Enter) shows the question at once and answers it in the queue; Stop
-    cancels the answer."""
-    asked, posted_to = [], [page.chatbot, page.pending, page.question]
-    for trigger in (page.send.click, page.question.submit):
-        posted = trigger(chat.post, [page.question, page.chatbot], posted_to, **QUICK)
+    """Ask (the button, Enter, or "Ask again without filters") shows the question at once and
+    answers it in the queue; Stop cancels the answer."""
+    asked, posted_to = [], [page.chatbot, page.turns, page.question, page.stop]
+    cleared = page.retry.click(chat.unfiltered, page.turns, [*page.filters, page.question], **QUICK)
+    for trigger in (page.send.click, page.question.submit, cleared.then):
+        posted = trigger(chat.post, [page.question, page.turns], posted_to, **QUICK)
         answered = posted.then(
             chat.respond,
-            [page.pending, page.chatbot, page.turns, *page.choices],
+            [page.turns, *page.choices],
             [page.chatbot, page.turns],
             api_visibility="undocumented",
             **queued(chat),
         )
         asked.append(answered)
+        answered.then(chat.idle, None, page.stop, **QUICK)
         then_save(chat, page, answered)
     conversation = [page.chatbot, page.turns]
-    stopped = page.stop.click(chat.stop, conversation, conversation, cancels=asked, **QUICK)
+    stopped = page.stop.click(chat.stop, page.turns, conversation, cancels=asked, **QUICK)
+    stopped.then(chat.idle, None, page.stop, **QUICK)
     then_save(chat, page, stopped)
 
 
+def wire_filters(chat: Chat, page: Page) -> None:
+    """A filter chip removes its filter; the chips follow the filters as they change."""
+    for chip, box in zip(page.chips, page.filters):
+        removed = chip.click(lambda: "", None, box, **QUICK)
+        removed.then(chat.save, page.kept, page.saved, **QUICK)
+    gr.on(
+        [box.change for box in page.filters],
+        chat.chips,
+        [page.turns, *page.filters],
+        [*page.chips, page.retry],
+        **QUICK,
+    )
+
+
 def wire_conversations(chat: Chat, page: Page, demo: gr.Blocks) -> None:
-    """New chat, delete, reopen, keep settings as they change, and restore on page load."""
+    """New chat, delete (and undo), reopen, keep settings as they change, and restore on page
+    load (bringing over what an earlier version kept in the browser)."""
     conversation = [page.chatbot, page.turns, page.chat_id]
-    listed = [*conversation, page.saved]
-    then_save(chat, page, page.clear.click(chat.new_chat, page.store, listed, **QUICK))
-    open_one = [page.store, page.chat_id]
+    listed = [*conversation, page.saved, page.undo]
+    started = page.clear.click(chat.new_chat, [page.store, page.zone], listed, **QUICK)
+    then_save(chat, page, started)
+    open_one = [page.store, page.chat_id, page.zone]
     then_save(chat, page, page.chatbot.clear(chat.forget, open_one, listed, **QUICK))
     then_save(chat, page, page.delete.click(chat.forget, open_one, listed, **QUICK))
-    reopened = page.saved.input(chat.open, [page.store, page.saved], conversation, **QUICK)
+    then_save(chat, page, page.undo.click(chat.undelete, [page.store, page.zone], listed, **QUICK))
+    reopened = page.saved.input(
+        chat.open, [page.store, page.saved], [*conversation, page.undo], **QUICK
+    )
     then_save(chat, page, reopened)
     edited = [
         page.backend.input,
@@ -229,13 +311,23 @@ def wire_conversations(chat: Chat, page: Page, demo: gr.Blocks) -> None:
         page.venue.input,
     ]
     gr.on(edited, chat.save, page.kept, page.saved, **QUICK)  # the settings, as they change
-    restored = demo.load(chat.restore, page.store, [page.store, *listed, *page.choices], **QUICK)
-    restored.then(chat.panel, [page.turns], page.exports, **QUICK)
+    read_browser = demo.load(None, None, [page.zone_box, page.old_box], js=BROWSER_JS, **QUICK)
+    restored = read_browser.then(
+        chat.restore,
+        [page.store, page.zone_box, page.old_box, page.turns],
+        [page.store, *conversation, page.saved, *page.choices, page.zone, page.read],
+        **QUICK,
+    )
+    restored.then(lambda: gr.update(interactive=True), None, page.send, **QUICK)
+    restored.then(chat.panel, [page.turns], page.exports, **QUICK).then(
+        chat.chips, [page.turns, *page.filters], [*page.chips, page.retry], **QUICK
+    ).then(None, page.read, None, js=legacy.CLEAR_JS, **QUICK)
 
 
 def wire_panel(chat: Chat, page: Page) -> None:
-    """Clicking an answer shows its sources; the copy and download buttons run in the page."""
-    page.chatbot.select(chat.select, page.turns, page.shown, **QUICK).then(
+    """Clicking an answer shows its sources (and marks it in the chat); the copy and download
+    buttons run in the page."""
+    page.chatbot.select(chat.select, page.turns, [page.shown, page.chatbot], **QUICK).then(
         chat.panel, [page.turns, page.shown], page.exports, **QUICK
     )
     page.copy_md.click(None, page.answer_md, None, js=COPY_JS, **QUICK)
@@ -244,9 +336,12 @@ def wire_panel(chat: Chat, page: Page) -> None:
 
 
 def wire_papers(chat: Chat, page: Page) -> None:
-    """The table's filter, the row clicked picks the paper, and its summary (in the queue)."""
-    page.search.change(chat.papers, page.search, page.table, **QUICK)
+    """The table's filter (the paper picked follows it), the row clicked picks the paper, the
+    button says which, and its summary (in the queue)."""
+    searched = page.search.change(chat.papers, page.search, page.table, **QUICK)
+    searched.then(chat.paper_choices, [page.search, page.paper], page.paper, **QUICK)
     page.table.select(picked_title, None, page.paper, **QUICK)
+    page.paper.change(summary_update, page.paper, page.summarize, **QUICK)
     page.summarize.click(
         chat.summarize,
         [page.paper, page.backend],

@@ -28,6 +28,16 @@ class PapersHandlers:
                 rows.append(fields[:1] + [export.authors_line(paper.authors)] + fields[2:])
         return rows
 
+    def titles(self, query: str = "") -> list[str]:
+        """The titles of the papers the table shows for this filter."""
+        return [row[0] for row in self.papers(query)]
+
+    def paper_choices(self, query: str, picked: str | None):
+        """The Paper box follows the table's filter: its choices are the papers shown, and a
+        paper picked that the filter hides is no longer picked."""
+        titles = self.titles(query)
+        return gr.update(choices=titles, value=picked if picked in titles else None)
+
     def summarize(self, title: str, backend: str) -> Iterator[tuple[str, str]]:
         """Stream a cited summary of one paper (or a topic): yields (answer, sources html)."""
         if not (title or "").strip():
@@ -38,9 +48,22 @@ class PapersHandlers:
             for shown, answer in as_markdown(self.pool.answerer(backend).summarize(title)):
                 yield shown, render.sources_html(answer) if answer else gr.skip()
         except Exception as error:  # noqa: BLE001
-            yield failure(error)["content"], gr.skip()
+            yield render.failure_md(failure(error)), gr.skip()
 
 
 def picked_title(event: gr.SelectData) -> str:
     """The title of the table row the user clicked."""
     return event.row_value[0]
+
+
+def summary_button(title: str | None) -> dict:
+    """The summary button says what it will summarize, or that a paper is to be picked first."""
+    title = " ".join((title or "").split())
+    if not title:
+        return {"value": "Cited summary: click a paper's row first", "interactive": False}
+    shown = title if len(title) <= 48 else title[:47] + "…"
+    return {"value": f"Cited summary of “{shown}”", "interactive": True}
+
+
+def summary_update(title: str | None):
+    return gr.update(**summary_button(title))

@@ -98,6 +98,7 @@ def launch(settings: Settings, chat: Chat | None = None, block: bool = True) -> 
         quiet=True,
         footer_links=["api"],
         css=render.CSS,
+        js=render.PAGE_JS,
     )
     print(f"The chat is serving at {demo.local_url}", flush=True)
     if block:

@@ -44,6 +44,13 @@ LIST_FRAME = re.compile(
     r"\b(papers|articles|publications|works)\b",
     re.IGNORECASE,
 )
+# The frame of a follow-up ("Which of those are about ..."), removed too: a condition is what a
+# paper must meet, never the question itself.
+FOLLOW_UP_FRAME = re.compile(
+    r"^\s*(which|what)\s+(of\s+(those|these|them|the\s+above)|ones?)\b(\s+(is|are)\b)?"
+    r"(\s+(about|on)\b)?",
+    re.IGNORECASE,
+)
 # Each part of a list question ("continual learning" / "autonomous driving perception", split at
 # these words) with two or more content words is a condition a listed paper must meet.
 CONDITION_SPLIT = re.compile(r"\b(?:for|on|to|with|in|using|via|against)\b|\?", re.IGNORECASE)
@@ -295,7 +302,7 @@ def in_english(question: str, tuning: AnswerTuning = DEFAULT) -> bool:
 
 def conditions_of(question: str) -> list[str]:
     """The conditions a list question sets: its parts with two or more content words."""
-    parts = CONDITION_SPLIT.split(LIST_FRAME.sub(" ", question))
+    parts = CONDITION_SPLIT.split(LIST_FRAME.sub(" ", FOLLOW_UP_FRAME.sub(" ", question)))
     return [part.strip() for part in parts if len(stems(part)) >= 2]
 
 

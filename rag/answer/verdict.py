@@ -48,7 +48,7 @@ NOTICES: dict[Reason, str] = {
     Reason.NAMED_IGNORES_WORD: "The question asks about '{detail}', and the abstract of {titles} "
     "never uses the word; the answer says what it does say.",
     Reason.JUDGE_FAILED: "The relevance check failed ({detail}); shown unchecked.",
-    Reason.LIST_CONDITIONS: "No retrieved paper meets all of: {detail}.",
+    Reason.LIST_CONDITIONS: "No retrieved paper meets the question's conditions: {detail}.",
     Reason.UNKNOWN_NAMES: "No retrieved paper mentions {detail}: what is shown comes from the "
     "closest papers, not from one about it.",
     Reason.UNSTATED_NAMES: "Left out of the answer: what it said about {detail}, which the "
