@@ -57,6 +57,7 @@ STOPPED = "*stopped · this partial draft was not checked*"
 WRITERS = {
     "list": ("list of papers", False),
     "extractive": ("sentences from the abstracts", False),
+    "abstract sentences": ("the papers' own sentences", False),  # summaries, comparisons
     "local": ("local model", True),
     "openai": ("hosted model", True),
     "ollama": ("Ollama model", True),
