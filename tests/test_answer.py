@@ -73,10 +73,13 @@ def test_a_source_that_says_cite_9_cannot_create_an_invalid_citation(answerer_wi
 
 def test_unsupported_sentence_is_flagged_and_clear_support_is_cited(answerer_with, retriever):
     first_sentence = retriever.search(PRICING_QUESTION, k=1)[0].paper.abstract.split(". ")[1]
-    reply = f"{first_sentence}. The moon is made of cheese and orbits Jupiter every week [1]."
+    reply = f"{first_sentence}. The moon is made of cheese and orbits the earth every week [1]."
     _, answer = run(answerer_with(reply), PRICING_QUESTION)
     assert answer.sentences[0].citations == [1] and answer.sentences[0].supported
     assert len(answer.unsupported_sentences) == 1 and "moon" in answer.unsupported_sentences[0]
+    named = f"{first_sentence}. The moon is made of cheese and orbits Jupiter every week [1]."
+    _, answer = run(answerer_with(named), PRICING_QUESTION)  # a name its paper never gives
+    assert "Jupiter" not in answer.text and "unstated_names" in answer.reasons
 
 
 def test_off_topic_question_abstains_without_calling_the_model(answerer_with):
@@ -168,9 +171,9 @@ def test_follow_up_about_it_is_answered_from_that_paper(answerer_with):
     assert not first.abstained and title_names(first) == {"FIRE"}
     history = exchange(first.question, first.transcript())
     _, answer = run(answerer, "What datasets does it evaluate on?", history=history)
-    assert shown_names(fake) == ["FIRE"]
-    assert len(fake.prompts) == 2  # no rewriting call: the reference is resolved by title
+    assert len(fake.prompts) == 1  # no rewriting call, no model: FIRE's sentence naming them
     assert not answer.abstained and title_names(answer) == {"FIRE"}
+    assert "CIFAR-10" in answer.text and "OpenWebText" in answer.text
 
 
 def test_follow_up_that_names_another_paper_is_not_scoped(answerer_with):

@@ -204,8 +204,9 @@ class Intent(BaseModel):
     @property
     def query(self) -> str:
         """What is searched and gated: the text, without what only asks for a shape ("Can you
-        summarize the paper that recovers ..." searches "recovers ...")."""
-        subject = SHAPE_FRAME.sub("", self.text) if self.shape else self.text
+        summarize the paper that recovers ..." searches "recovers ..."); a question naming its
+        paper is searched as asked (its name is what finds it)."""
+        subject = SHAPE_FRAME.sub("", self.text) if self.shape and not self.named else self.text
         return subject if len(subject.split()) >= 2 else self.text
 
     @property

@@ -230,8 +230,8 @@ class Answerer:
         """A summary, contribution or comparison from the papers' own sentences (rag.answer.roles),
         written without a model; None when the question's papers are not clear."""
         papers = shaped_papers(intent, sources, self.tuning.overlooked_relevance)
-        if not papers:
-            return None
+        if not papers or (Reason.UNKNOWN_NAMES in draft.reasons and not papers[0].named):
+            return None  # "What did Zorblax propose?": no paper of Zorblax's to describe
         draft = draft.model_copy(update={"backend": "abstract sentences"})
         return composed(intent.shape, papers, draft)
 

@@ -73,6 +73,21 @@ def introduces(abstract: str, name: str) -> bool:
     )
 
 
+# A query that speaks of papers, so that a name reading as a word ("fire") is the paper's.
+PAPER_CUES = re.compile(
+    r"\b(papers?|method|approach|framework|vs\.?|versus|compar\w*|differ\w*|summar\w*|overview|"
+    r"gist|tl;?\s?dr|explain|describe|propos\w*|contribut\w*|idea|datasets?|benchmarks?|"
+    r"evaluat\w*|authors?|wrote|about)\b",
+    re.IGNORECASE,
+)
+
+
+def looks_coined(name: str) -> bool:
+    """A name no one types as a word: a capital after a lower-case letter, a digit or a hyphen
+    ("AnaCP", "EUGens", "CaRe-BN"; not "FIRE", "Pinet")."""
+    return bool(re.search(r"[a-z][A-Z]|\d|-", name))
+
+
 class MetadataIndex:
     """Full author names, area/subarea labels and method names (`bm25.method_names`), each
     mapped to the ids of its papers."""
@@ -91,7 +106,9 @@ class MetadataIndex:
         self.typed_names = {
             n.casefold(): pid for n, pid in self.title_names.items() if n.casefold() not in GENERIC
         }
+        self.title_name_of = {n.casefold(): n for n in self.title_names}
         self.abstract_of = None
+        self.is_word = None  # whether a lower-case name is an English word (the retriever's)
         for paper in papers:
             for author in paper.authors:
                 if " " in (key := words_key(author)):  # a lone surname is too ambiguous
@@ -100,20 +117,32 @@ class MetadataIndex:
                 if label:
                     self.labels.setdefault(words_key(label), set()).add(paper.paper_id)
 
-    def _typed(self, typed: set[str]) -> list[str]:
-        """The papers whose own name a query gives in any case."""
-        named = [pid for name, pid in self.typed_names.items() if name in typed]
-        for key in (typed - set(self.typed_names)) & set(self.coined):  # introduced, any case
-            name, pid = self.coined[key]
-            if len(key) >= 3 and key not in GENERIC and self.abstract_of:
-                named += [pid] if introduces(self.abstract_of(pid), name) else []
+    def _typed(self, tokens: set[str], query: str) -> list[str]:
+        """The papers whose own name the query gives in any case: "eugens", "pinet", "care-bn"
+        always; a name that is an English word in lower case ("fire", "legacy": one word piece
+        of the embedder's vocabulary) only when the query speaks of papers ("the fire paper",
+        "fire vs anacp", "fire benchmarks"), so "forest fire spread prediction" names none."""
+        named = []
+        for token in tokens:
+            key = token.casefold()
+            if key in self.typed_names:
+                name, pid = self.title_name_of[key], self.typed_names[key]
+            elif key in self.coined and len(key) >= 3 and key not in GENERIC and self.abstract_of:
+                name, pid = self.coined[key]
+                if not introduces(self.abstract_of(pid), name):
+                    continue
+            else:
+                continue
+            word = self.is_word(key) if self.is_word else True
+            if token == name or looks_coined(name) or not word or PAPER_CUES.search(query):
+                named.append(pid)
         return named
 
     def own_names(self, query: str) -> set[str]:
         """The words of the query that are some paper's own name (a title's, or one its
         paper introduces), in any case: another paper, not a premise about this one."""
         tokens = set(re.findall(r"[\w-]+", query))
-        return {t for t in tokens if self._typed({t.casefold()})}
+        return {t for t in tokens if self._typed({t}, query)}
 
     def mentioned(self, query: str, as_written: bool = False) -> list[str]:
         """Papers whose author or method the query names, or whose area label it asks about,
@@ -127,9 +156,7 @@ class MetadataIndex:
             pid for name, pids in self.names.items() if name in tokens for pid in pids
         ]
         if not as_written:  # "EvA vs MLES": a title's name and a name its paper introduces
-            named += [
-                pid for pid in self._typed({t.casefold() for t in tokens}) if pid not in named
-            ]
+            named += [pid for pid in self._typed(tokens, query) if pid not in named]
         words = words_key(query).split()
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])

@@ -52,6 +52,7 @@ class Retriever:
         self.chunk_papers = np.array([paper_of(c) for c in lexical.chunk_ids])
         metadata = MetadataIndex(lexical.papers, lexical.names)
         metadata.abstract_of = lambda pid: self.store.abstracts([pid]).get(pid, "")
+        metadata.is_word = lambda word: self.embedder.tokenize(word) == [word]
         if hasattr(self, "metadata"):  # in place: the answer checks hold on to it
             vars(self.metadata).update(vars(metadata))
         else:

@@ -1,7 +1,9 @@
 """A sentence may name only what its cited abstract states: every dataset, benchmark, model,
 method, metric, number and formula in it must occur in the cited paper's abstract or metadata
-(rag.answer.naming). Otherwise the paper's own closest sentence replaces it, when it is close
-enough to say the same; else the sentence is left out, with a notice naming what it invented."""
+(rag.answer.naming). Otherwise, when the support check found its meaning in the cited abstract,
+the paper's own closest sentence replaces it (if close enough to say the same); else the
+sentence is left out, with a notice naming what it invented (and a draft left with nothing
+supported is withheld)."""
 
 import numpy as np
 
@@ -22,7 +24,9 @@ class StatedNames(Check):
             unknown = ungrounded(sentence.text, cited, review.intent.text)
             if not unknown:
                 kept.append(sentence)
-            elif repaired := self._own_sentence(review, sentence):
+            elif sentence.supported is not False and (
+                repaired := self._own_sentence(review, sentence)
+            ):  # its meaning is its paper's, its names are not: said in the paper's words
                 kept.append(repaired)
                 restated += repaired.citations
             else:
