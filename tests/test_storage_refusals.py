@@ -16,7 +16,7 @@ from rag.errors import StorageError
 from rag.index import run_ingest
 from rag.index.access import refusal
 from rag.index.doctor import diagnose, repair
-from tests.conftest import abstract, write_jsonl
+from tests.conftest import abstract, free_port, write_jsonl
 
 DISK_FULL = "no space left on the disk"
 
@@ -118,7 +118,7 @@ def test_a_read_only_data_dir_is_one_clear_message_for_every_command(indexed, re
         assert message.startswith(f"Error: Cannot write to {indexed.data_dir} (") and (
             "read-only file system" in message or "no write permission" in message
         )
-    ui = run(["ui", "--port", "0"], indexed.data_dir, read_only)
+    ui = run(["ui", "--port", str(free_port())], indexed.data_dir, read_only)  # not 7860
     assert ui.returncode == 2 and "Error: Cannot write to" in ui.stderr, ui.stderr
 
     doctor = run(["doctor", "--json"], indexed.data_dir, read_only)
