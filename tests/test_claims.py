@@ -45,6 +45,9 @@ PRICER = source(
         ("give me an overview of REINIT", "summary"),
         ("tl;dr of the REINIT paper", "summary"),
         ("what is REINIT about?", "summary"),
+        ("quick summry of the REINIT paper", "summary"),
+        ("eli5 the REINIT paper", "summary"),
+        ("Could you outline the paper about plastic networks?", "summary"),
         ("What does PRICER propose?", "contribution"),
         ("what does REINIT do", "contribution"),
         ("Compare REINIT and PRICER", "comparison"),
@@ -126,6 +129,14 @@ def test_the_first_two_are_the_first_two_papers_of_the_earlier_answer():
     history = [Message(role="user", content="q"), Message(role="assistant", content=answer)]
     assert scope_of_follow_up("compare the first two", history, papers) == {"p3", "p1"}
     assert scope_of_follow_up("what does the last one propose?", history, papers) == {"p2"}
+    assert scope_of_follow_up("how do the first and second ones differ?", history, papers) == {
+        "p3",
+        "p1",
+    }
+    assert scope_of_follow_up("compare the first paper with the last one", history, papers) == {
+        "p3",
+        "p2",
+    }
     assert scope_of_follow_up("which of those attack graphs?", history, papers) == {
         "p1",
         "p2",
@@ -238,7 +249,9 @@ def test_a_false_premise_about_a_named_paper_is_said_to_be_unstated():
 
 
 def test_names_an_abstract_only_counts_are_said_not_to_be_named():
-    counted = source(3, "EEGNET: Decoding", "We propose EEGNET. It is validated on three EEG datasets.")
+    counted = source(
+        3, "EEGNET: Decoding", "We propose EEGNET. It is validated on three EEG datasets."
+    )
     intent = classify("What are the names of the EEG datasets used to validate EEGNET?")
     answer = composed("names", [counted], Draft(intent=intent, backend="test"))
     assert answer.abstained and answer.reason == Reason.NOT_STATED

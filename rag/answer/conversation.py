@@ -64,14 +64,21 @@ COUNTS = {None: 1, "two": 2, "three": 3}
 
 
 def by_position(question: str, scope: set[str], titles, answer: str) -> set[str] | None:
-    """ "The first two", "the second", "the last": those papers of the answer, in the order it
-    named them."""
+    """ "The first two", "the second", "the last", "the first and the third": those papers of
+    the answer, in the order it named them."""
     match = ORDINAL.search(question)
     if not match or not scope:
         return None
     where = normalize_text(answer)
     ordered = sorted((where.find(title), pid) for pid, title in titles if pid in scope)
     ids = [pid for _, pid in ordered]
+    named = dict.fromkeys(
+        w.lower() for w in re.findall(r"\b(first|second|third|last)\b", question, re.I)
+    )
+    if len(named) > 1 and not match.group(
+        2
+    ):  # "the first and second ones", "the first ... the last"
+        return {ids[POSITIONS[w]] for w in named if POSITIONS[w] < len(ids)} or None
     if match.group(3):
         return set(ids[: COUNTS[match.group(3).lower()]])
     start, count = POSITIONS[match.group(1).lower()], COUNTS[(match.group(2) or "").lower() or None]

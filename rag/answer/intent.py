@@ -106,7 +106,7 @@ institut univers uni compani fund grant sponsor repositori email review score pa
 
 # What the answer's shape is when the question asks for one (rag.answer.roles composes it).
 SUMMARY_ASK = re.compile(
-    r"\b(summari[sz]\w*|summary|summaries|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
+    r"\b(summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|outline (the|this) (paper|work)|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
     r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$"
     r"|\b(explain|describe)\b[^?]{0,30}\b(paper|work|article)\b"
     r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
