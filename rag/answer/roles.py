@@ -165,9 +165,10 @@ def _line(text: str, number: int) -> AnswerSentence:
     return AnswerSentence(text=text, citations=[number], support=1.0, supported=True)
 
 
-def role_lines(source: Source, number: int, which: tuple[str, ...], labelled: bool) -> list:
-    """The paper's role sentences as cited answer lines; the first line names the paper."""
-    found = roles(source.paper)
+def role_lines(
+    source: Source, found: Roles, number: int, which: tuple[str, ...], labelled: bool
+) -> list:
+    """The paper's role sentences (`found`) as cited answer lines; the first names the paper."""
     lines, title = [], defang(source.paper.title)
     for role in which:
         sentence = defang(getattr(found, role)).rstrip(".")
@@ -192,13 +193,15 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
         "contribution": ("contribution",),
         "comparison": ("contribution", "result"),
     }[shape]
+    found = {s.paper.paper_id: roles(s.paper) for s in sources}  # once per paper
     sentences = [
         line
         for number, source in enumerate(sources, start=1)
-        for line in role_lines(source, number, which, labelled=shape != "contribution")
+        for line in role_lines(
+            source, found[source.paper.paper_id], number, which, labelled=shape != "contribution"
+        )
     ]
     if not sentences:
         return None
-    found = {s.paper.paper_id: roles(s.paper) for s in sources}
     evidence = {pid: r.contribution or r.result or r.problem for pid, r in found.items()}
     return _answer(sentences, sources, evidence, draft)
