@@ -140,16 +140,23 @@ def latencies(settings: Settings, embedder, questions: list[str], repeats: int) 
     }
 
 
-def run_store(store: str, settings: Settings, embedders, questions, repeats) -> dict:
-    """Every measurement for one store; the Chroma server is started here, storing in data_dir."""
+def run_store(store: str, settings: Settings, embedders, questions, repeats, reuse) -> dict:
+    """Every measurement for one store; the Chroma server is started here, storing in data_dir.
+    With `reuse`, an index this script built before in data_dir is measured again as it is
+    (its ingest numbers read back), not rebuilt."""
     index_embedder, query_embedder = embedders
+    built = settings.data_dir / "ingest.json"
     with contextlib.ExitStack() as stack:
         server = None
         if store == "server":
             port, server = stack.enter_context(chroma_server(settings.data_dir / "chroma-server"))
             settings = settings.model_copy(update={"chroma_host": "127.0.0.1", "chroma_port": port})
-        row = {"store": store} | ingest(settings, index_embedder)
-        row["index_mb"] = round(disk_mb(settings.data_dir))
+        if reuse and built.exists():
+            row = json.loads(built.read_text())
+        else:
+            row = {"store": store} | ingest(settings, index_embedder)
+            row["index_mb"] = round(disk_mb(settings.data_dir))
+            built.write_text(json.dumps(row))
         print(f"  {row}", flush=True)
         row["doctor_s"] = doctor_seconds(settings)
         row |= ui_memory(settings, questions[0])
@@ -168,10 +175,15 @@ def main() -> None:
     parser.add_argument("--server-url", help="--embedder server: this server, not a local Infinity")
     parser.add_argument("--data-dir", type=Path, help="where the indexes go (default: a temp dir)")
     parser.add_argument("--repeats", type=int, default=2, help="passes over the dev questions")
+    parser.add_argument(
+        "--reuse", action="store_true", help="measure the indexes an earlier run left in --data-dir"
+    )
     args = parser.parse_args()
     work = args.data_dir or Path(tempfile.mkdtemp(prefix="rag-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    corpus = write_corpus(args.n, work / f"synthetic-{args.n}.jsonl")
+    corpus = work / f"synthetic-{args.n}.jsonl"
+    if not (args.reuse and corpus.exists()):
+        write_corpus(args.n, corpus)
     questions = [q.question for q in load_questions(QUESTIONS) if not q.history]
     print(f"{args.n} synthetic abstracts in {corpus}; embedder: {args.embedder}", flush=True)
     bundled = load_embedder("all-MiniLM-L6-v2")
@@ -194,7 +206,9 @@ def main() -> None:
             index_embedder = ComposedEmbedder(bundled) if args.embedder == "composed" else embedder
             print(f"[{store} Chroma]", flush=True)
             rows.append(
-                run_store(store, settings, (index_embedder, embedder), questions, args.repeats)
+                run_store(
+                    store, settings, (index_embedder, embedder), questions, args.repeats, args.reuse
+                )
             )
     print_table(rows)
 
