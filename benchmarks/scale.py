@@ -28,7 +28,7 @@ from pathlib import Path
 from benchmarks.retrieval import percentile
 from benchmarks.servers import chroma_server, disk_mb, infinity_server, rss_mb
 from benchmarks.synthetic import ComposedEmbedder, write_corpus
-from rag.answer.listing import is_list_question
+from rag.answer.intent import classify
 from rag.config import Settings
 from rag.evaluate import load_questions
 from rag.index import open_store, run_ingest
@@ -125,7 +125,7 @@ def latencies(settings: Settings, embedder, questions: list[str], repeats: int) 
             started = time.perf_counter()
             retriever.search(question, k=5)
             search.append((time.perf_counter() - started) * 1000)
-    for question in [q for q in questions if is_list_question(q)]:
+    for question in [q for q in questions if classify(q).is_list]:
         started = time.perf_counter()
         for _ in answerer.ask(question):
             pass
