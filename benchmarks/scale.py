@@ -27,7 +27,7 @@ from pathlib import Path
 
 from benchmarks.retrieval import percentile
 from benchmarks.servers import chroma_server, disk_mb, infinity_server, rss_mb
-from benchmarks.synthetic import ComposedEmbedder, write_corpus
+from benchmarks.synthetic import TOPIC_QUESTION, ComposedEmbedder, topic_papers, write_corpus
 from rag.answer.intent import classify
 from rag.config import Settings
 from rag.evaluate import load_questions
@@ -111,8 +111,9 @@ def ui_memory(settings: Settings, question: str) -> dict:
         process.wait(timeout=60)
 
 
-def latencies(settings: Settings, embedder, questions: list[str], repeats: int) -> dict:
-    """Retrieval (k=5) over the dev questions and extractive list answers, p50/p95 in ms."""
+def latencies(settings: Settings, embedder, questions: list[str], repeats: int, n: int) -> dict:
+    """Retrieval (k=5) over the dev questions and extractive list answers, p50/p95 in ms; the
+    planted topic's complete list (`topic_list`)."""
     from rag.answer.pipeline import Answerer
     from rag.retrieve import Retriever
 
@@ -137,10 +138,40 @@ def latencies(settings: Settings, embedder, questions: list[str], repeats: int) 
         "list_answer_ms_p50": round(percentile(lists, 50), 1),
         "list_answer_ms_p95": round(percentile(lists, 95), 1),
         "list_questions": len(lists),
+    } | topic_list(answerer, n)
+
+
+def topic_list(answerer, n: int, repeats: int = 3) -> dict:
+    """The planted topic's list question (benchmarks.synthetic: a known number of papers):
+    its time (p50 of `repeats`), the count its notice gives, and, with "show all" after it,
+    how many planted papers the pages hold and how many others."""
+    from rag.models import Message
+
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        first = list(answerer.ask(TOPIC_QUESTION))[-1]
+        times.append((time.perf_counter() - started) * 1000)
+    history = [
+        Message(role="user", content=TOPIC_QUESTION),
+        Message(role="assistant", content=first.transcript()),
+    ]
+    started = time.perf_counter()
+    rest = list(answerer.ask("show all", history))[-1]
+    rest_ms = (time.perf_counter() - started) * 1000
+    cited = [c.title for c in first.citations + rest.citations]
+    planted = sum(int(title.split()[1].rstrip(":")) < topic_papers(n) for title in cited)
+    return {
+        "topic_papers": topic_papers(n),
+        "topic_notice": first.notices[-1] if first.notices else "",
+        "topic_found": planted,
+        "topic_others": len(cited) - planted,
+        "topic_ms_p50": round(percentile(times, 50), 1),
+        "topic_show_all_ms": round(rest_ms, 1),
     }
 
 
-def run_store(store: str, settings: Settings, embedders, questions, repeats, reuse) -> dict:
+def run_store(store: str, settings: Settings, embedders, questions, repeats, reuse, n) -> dict:
     """Every measurement for one store; the Chroma server is started here, storing in data_dir.
     With `reuse`, an index this script built before in data_dir is measured again as it is
     (its ingest numbers read back), not rebuilt."""
@@ -160,7 +191,7 @@ def run_store(store: str, settings: Settings, embedders, questions, repeats, reu
         print(f"  {row}", flush=True)
         row["doctor_s"] = doctor_seconds(settings)
         row |= ui_memory(settings, questions[0])
-        row |= latencies(settings, query_embedder, questions, repeats)
+        row |= latencies(settings, query_embedder, questions, repeats, n)
         if server:
             row["chroma_server_rss_mb"] = round(rss_mb(server.pid))
     print(json.dumps(row), flush=True)
@@ -207,7 +238,13 @@ def main() -> None:
             print(f"[{store} Chroma]", flush=True)
             rows.append(
                 run_store(
-                    store, settings, (index_embedder, embedder), questions, args.repeats, args.reuse
+                    store,
+                    settings,
+                    (index_embedder, embedder),
+                    questions,
+                    args.repeats,
+                    args.reuse,
+                    args.n,
                 )
             )
     print_table(rows)
@@ -218,7 +255,8 @@ def print_table(rows: list[dict]) -> None:
         ("store", "store"), ("papers/s", "ingest_papers_per_s"), ("ingest s", "ingest_s"),
         ("chunks", "chunks"), ("disk MB", "index_mb"), ("ui RSS MB", "ui_rss_serving_mb"),
         ("after answer", "ui_rss_answered_mb"), ("search p50/p95 ms", "retrieval"),
-        ("list p50/p95 ms", "lists"), ("doctor s", "doctor_s"),
+        ("list p50/p95 ms", "lists"), ("doctor s", "doctor_s"), ("topic list", "topic"),
+        ("topic ms", "topic_ms_p50"),
     ]  # fmt: skip
     print("\n| " + " | ".join(title for title, _ in columns) + " |")
     print("|" + " --- |" * len(columns))
@@ -226,6 +264,7 @@ def print_table(rows: list[dict]) -> None:
         row = row | {
             "retrieval": f"{row['retrieval_ms_p50']:.0f} / {row['retrieval_ms_p95']:.0f}",
             "lists": f"{row['list_answer_ms_p50']:.0f} / {row['list_answer_ms_p95']:.0f}",
+            "topic": f"{row['topic_found']} of {row['topic_papers']} (+{row['topic_others']})",
         }
         print("| " + " | ".join(str(row[key]) for _, key in columns) + " |")
 

@@ -27,6 +27,9 @@ AnswerFormat = Annotated[
     str,
     typer.Option("--format", help="text (streamed), markdown, bibtex (the cited papers) or json."),
 ]
+EveryPaper = Annotated[
+    bool, typer.Option("--all", help="A 'which papers' list shows every match, not 30 at a time.")
+]
 AnswerJson = Annotated[bool, typer.Option("--json", help="Print one JSON object (--format json).")]
 
 
@@ -196,11 +199,16 @@ def print_answer(events, fmt: str = "text") -> None:
     typer.secho(f"[{answer.backend} · {answer.latency_s:.1f} s]", dim=True, err=True)
 
 
-def answerer_for(backend: str | None):
+def answerer_for(backend: str | None, every_paper: bool = False):
+    """The answerer, on `backend` if given; with `every_paper`, a list shows every paper that
+    matches at once (up to list_max_depth), not list_shown at a time."""
     from rag.answer.pipeline import Answerer
 
-    overrides = {"llm_backend": backend} if backend else {}
-    return Answerer(get_settings(**overrides))
+    settings = get_settings(**({"llm_backend": backend} if backend else {}))
+    if every_paper:
+        shown = {"list_shown": settings.answer.list_max_depth}
+        settings = settings.model_copy(update={"answer": settings.answer.model_copy(update=shown)})
+    return Answerer(settings)
 
 
 @app.command("ask")
@@ -213,13 +221,15 @@ def ask_command(
     venue: Venue = None,
     fmt: AnswerFormat = "text",
     as_json: AnswerJson = False,
+    every_paper: EveryPaper = False,
 ):
     """Answer a question with citations to the papers, checked before they are shown."""
     from rag.retrieve import Filters
 
     filters = Filters(author=author, area=area, venue=venue)
     fmt = output_format(fmt, as_json)
-    print_answer(answerer_for(backend).ask(question, k=k, filters=filters), fmt)
+    answerer = answerer_for(backend, every_paper)
+    print_answer(answerer.ask(question, k=k, filters=filters), fmt)
 
 
 @app.command("summarize")

@@ -65,6 +65,12 @@ class AnswerTuning(BaseModel):
         "list holds every paper the decision accepts, not the top k.",
         ge=1,
     )
+    list_max_depth: int = tuned(
+        800,
+        "Deepest a list's search goes: while the deeper half of the candidates still holds "
+        "papers the decision accepts, it searches four times as deep, up to this many papers.",
+        ge=1,
+    )
     list_phrases: float = tuned(
         0.5,
         "A paper the calibrated decision adds to a list must have at least this share of the "

@@ -3,6 +3,8 @@
 
 import re
 
+from pydantic import BaseModel
+
 from rag.answer.intent import chooses, continues, refers_back
 from rag.answer.prompts import rewrite_messages
 from rag.errors import RagError
@@ -16,7 +18,7 @@ def standalone_question(
 ) -> str:
     """The question made self-contained. An LLM rewrites it when one is available; otherwise
     (or if the rewrite fails) the previous user question is prepended."""
-    earlier = [m.content for m in history if m.role == "user"]
+    earlier = [m.content for m in history if m.role == "user" and not asks_for_more(m.content)]
     if not earlier or not continues(question, short_words):
         return question  # a new topic stands alone
     if rewriter is not None:
@@ -84,3 +86,51 @@ def by_position(question: str, scope: set[str], titles, answer: str) -> set[str]
     start, count = POSITIONS[match.group(1).lower()], COUNTS[(match.group(2) or "").lower() or None]
     chosen = ids[start:][:count] if start >= 0 else ids[-count:]
     return set(chosen) or None
+
+
+# "show more", "the rest please", "next 30", "show all of them": the next papers of a list.
+PAGE_WORDS = re.compile(r"\b(more|rest|remaining|next|others|all)\b", re.IGNORECASE)
+PAGE_FRAME = set(
+    "show list give tell see me us the them of papers paper ones results please can could you "
+    "i want to let a few some other rest remaining next more all page and".split()  # noqa: SIM905
+)
+
+
+class Page(BaseModel):
+    """A request for more of a list: the list question it continues (with the history before
+    it), the papers the answers since named, and whether it wants all the rest."""
+
+    question: str
+    history: list[Message]
+    shown: set[str]
+    everything: bool
+
+
+def next_page(question: str, history: list[Message], papers) -> Page | None:
+    """When the question only asks for more of the previous answer ("show more", "the rest",
+    "show all"), the list question it continues; None otherwise."""
+    asked = [i for i, m in enumerate(history) if m.role == "user"]
+    if not asked or not asks_for_more(question):
+        return None
+    if not any(m.role == "assistant" for m in history[asked[-1] :]):
+        return None
+    start = next(
+        (i for i in reversed(asked) if not next_page(history[i].content, history[:i], papers)),
+        None,
+    )
+    if start is None:
+        return None
+    since = normalize_text(" ".join(m.content for m in history[start:] if m.role == "assistant"))
+    shown = {p.paper_id for p in papers if len(p.title) >= 12 and normalize_text(p.title) in since}
+    return Page(
+        question=history[start].content,
+        history=history[:start],
+        shown=shown,
+        everything=bool(re.search(r"\ball\b", question, re.IGNORECASE)) and "more" not in question,
+    )
+
+
+def asks_for_more(question: str) -> bool:
+    """Whether the question only asks for more of what was listed ("show more", "the rest")."""
+    words = set(re.findall(r"[a-z]+", question.lower()))
+    return bool(PAGE_WORDS.search(question)) and not words - PAGE_FRAME

@@ -92,17 +92,24 @@ def accepted_papers(
     return [(source, sentence) for source, (_, sentence) in zip(chosen, closest) if sentence]
 
 
-def decided_papers(
+def decided(
     sources: list[Source], rows, decision, intent: Intent, embedder, tuning: AnswerTuning
-) -> tuple[list[tuple[Source, str]], list[float]]:
-    """The sources the calibrated decision accepts — probability at least its threshold, at
-    least `list_phrases` of the question's neighbouring topic words side by side, every
-    condition met — as picks (see `accepted_papers`); and every source's probability."""
+) -> tuple[list[bool], list[float]]:
+    """Per source, whether the calibrated decision accepts it — probability at least its
+    threshold, at least `list_phrases` of the question's neighbouring topic words side by side,
+    every condition met — and its probability."""
     rates = [float(p) for p in decision.probabilities(rows)]
     phrases = rows[:, FEATURES.index("phrases")] >= tuning.list_phrases
     met = meets(sources, intent.conditions, embedder, tuning)
-    accepted = [r >= decision.threshold and p and m for r, p, m in zip(rates, phrases, met)]
-    return accepted_papers(sources, accepted, rates, intent.text, embedder), rates
+    return [r >= decision.threshold and p and m for r, p, m in zip(rates, phrases, met)], rates
+
+
+def deep_enough(accepted: list[bool], depth: int) -> bool:
+    """Whether a search `depth` papers deep found every paper the decision accepts: it returned
+    fewer (the whole corpus, or all the filters allow), or its deeper half holds none (the
+    papers a list accepts are spread over the fused ranks: on the seeds, "continual learning"
+    accepts ranks 1, 2, 3, 12 and 27)."""
+    return len(accepted) < depth or not any(accepted[len(accepted) - max(depth // 2, 1) :])
 
 
 def list_answer(picks: list[tuple[Source, str]]) -> str:

@@ -10,13 +10,19 @@ from rag.answer.about import about_paper, asked_paper
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.context import focus, select
-from rag.answer.conversation import scope_of_follow_up, standalone_question
+from rag.answer.conversation import Page, next_page, scope_of_follow_up, standalone_question
+from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
 from rag.answer.intent import Intent, carries_on, classify, in_english
 from rag.answer.language import ENGLISH_ONLY
-from rag.answer.decision import Relevance
-from rag.answer.listing import decided_papers, list_answer, relevant_papers
+from rag.answer.listing import (
+    accepted_papers,
+    decided,
+    deep_enough,
+    list_answer,
+    relevant_papers,
+)
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.roles import composed, shaped_papers
 from rag.answer.support import unknown_names
@@ -120,7 +126,7 @@ class Answerer:
             draft = self._draft(classify(question, tuning=self.tuning), started)
             yield from shown(abstention(draft, [], Reason.NOT_ENGLISH, text=ENGLISH_ONLY))
             return
-        intent = self._intent(question, history)
+        intent, page = self._paged_intent(question, history)
         draft = self._draft(intent, started)
         k = self._k(k, intent, draft)
         if intent.scoped:  # "which of those ...": the papers named before, the question as asked
@@ -134,18 +140,16 @@ class Answerer:
             names = " or ".join(f"'{n}'" for n in unknown)
             draft.reasons.append(Reason.UNKNOWN_NAMES)
             draft.notices.append(notice(Reason.UNKNOWN_NAMES, names))
-        yield from self._route(intent, sources, filters, draft, mode)
+        yield from self._route(intent, sources, filters, draft, mode, page)
 
-    def _route(self, intent: Intent, sources, filters, draft, mode) -> Iterator[str | Answer]:
+    def _route(self, intent: Intent, sources, filters, draft, mode, page=None):
         """Decline, list, or answer in prose."""
         calibrated = self.tuning.decision == "calibrated" and not intent.scoped
         if not sources and filters and filters.active() and not intent.scoped:
             yield from shown(self._abstain(draft, [], Reason.FILTERS, text=no_match(filters)))
         elif intent.is_list and calibrated and sources:
-            deeper = self.retriever.search(
-                intent.text, self.tuning.list_depth, mode or self.settings.retrieval_mode, filters
-            )
-            yield from self._complete_list(intent, deeper, draft)
+            mode = mode or self.settings.retrieval_mode
+            yield from self._complete_list(intent, draft, filters, mode, page)
         elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
         elif intent.shape and (answer := self._composed(intent, sources, draft)):
@@ -189,6 +193,15 @@ class Answerer:
             max_tokens=self.settings.max_answer_tokens,
         )
         yield from self._answer(prompt, draft, classify(target, tuning=self.tuning))
+
+    def _paged_intent(self, question: str, history: list[Message]) -> tuple[Intent, Page | None]:
+        """The question classified and, when it asks for more of a list ("show more", "the
+        rest"), that list question's intent (as this question's standalone form) and page."""
+        page = next_page(question, history, self.retriever.catalog.papers())
+        listed = page and self._intent(page.question, page.history)
+        if not listed or not listed.is_list:
+            return self._intent(question, history), None
+        return listed.model_copy(update={"question": question}), page
 
     def _intent(self, question: str, history: list[Message]) -> Intent:
         """The question classified, after a follow-up is made standalone: "which of those ..."
@@ -235,13 +248,12 @@ class Answerer:
         draft = draft.model_copy(update={"backend": "abstract sentences"})
         return composed(intent.shape, papers, draft)
 
-    def _complete_list(self, intent: Intent, sources: list[Source], draft: Draft):
+    def _complete_list(self, intent: Intent, draft: Draft, filters, mode, page: Page | None):
         """A "which papers" answer listing every paper the decision accepts among the
-        list_depth candidates (and those the rules accept among the top k), saying how many
-        there are."""
-        rows = self.relevance.assess(intent, sources)
-        decision = self.relevance.decision
-        picks, rates = decided_papers(sources, rows, decision, intent, self.embedder, self.tuning)
+        candidates (`_candidates`), and those the rules accept among the top k, saying how many
+        there are; `list_shown` at a time, the next ones when the question asks for more."""
+        sources, accepted, rates = self._candidates(intent, filters, mode)
+        picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
         top = sources[: self.settings.top_k]
         if not self._irrelevant(intent, top, rates[: len(top)]):
             known = {source.paper.paper_id for source, _ in picks}
@@ -250,7 +262,29 @@ class Answerer:
         if not picks:
             yield from self._no_list(intent, sources, draft)
             return
-        yield from self._listed(picks[: self.tuning.list_shown], draft, len(picks))
+        before = [pick for pick in picks if page and pick[0].paper.paper_id in page.shown]
+        rest = [pick for pick in picks if pick not in before]
+        if page and not rest:
+            text = f"That is all: the {len(picks)} matching papers are listed above."
+            yield from shown(draft.answer(text=text))
+            return
+        shown_now = rest if page and page.everything else rest[: self.tuning.list_shown]
+        yield from self._listed(shown_now, draft, len(picks), len(before))
+
+    def _candidates(self, intent: Intent, filters, mode) -> tuple[list[Source], list, list]:
+        """A list's candidates, with whether the decision accepts each and its probability:
+        list_depth papers from dense and BM25 search, searched four times as deep (up to
+        list_max_depth) while the deeper half still holds papers it accepts."""
+        depth = self.tuning.list_depth
+        while True:
+            sources = self.retriever.search(intent.text, depth, mode, filters)
+            rows = self.relevance.assess(intent, sources)
+            accepted, rates = decided(
+                sources, rows, self.relevance.decision, intent, self.embedder, self.tuning
+            )
+            if depth >= self.tuning.list_max_depth or deep_enough(accepted, depth):
+                return sources, accepted, rates
+            depth = min(4 * depth, self.tuning.list_max_depth)
 
     def _list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A "which papers" answer: one cited line per relevant paper, written without a model."""
@@ -267,9 +301,10 @@ class Answerer:
         reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
         yield from shown(self._abstain(draft, sources[: self.settings.top_k], reason, why=why))
 
-    def _listed(self, picks: list[tuple[Source, str]], draft: Draft, total: int | None = None):
+    def _listed(self, picks, draft: Draft, total: int | None = None, before: int = 0):
         """The list's lines, then the list checked like any answer; with the `total` number
-        of papers accepted, the answer says how many match (and that it shows only some)."""
+        of papers accepted (`before` of them listed earlier), the answer says how many match
+        and which of them it shows."""
         raw = list_answer(picks)
         yield raw
         draft = draft.model_copy(
@@ -282,10 +317,13 @@ class Answerer:
         )
         answer = self.check(raw, [source for source, _ in picks], draft)
         if total is not None and not answer.abstained:
-            listed = len(answer.citations) + total - len(picks)
-            more = f"; showing {len(answer.citations)}" if listed > len(answer.citations) else ""
+            cited = len(answer.citations)
+            listed = cited + total - len(picks)
             count = f"{listed} indexed papers match" if listed != 1 else "1 indexed paper matches"
-            answer.notices.append(f"{count}{more}.")
+            if before or listed > cited:
+                count += f"; showing {before + 1}–{before + cited}"
+                count += "" if before + cited >= listed else " (ask for more to see the next)"
+            answer.notices.append(f"{count}.")
         yield answer
 
     def _answer(self, prompt: Prompt, draft: Draft, facets: Intent) -> Iterator[str | Answer]:
