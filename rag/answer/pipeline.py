@@ -274,16 +274,22 @@ class Answerer:
     def _candidates(self, intent: Intent, filters, mode) -> tuple[list[Source], list, list]:
         """A list's candidates, with whether the decision accepts each and its probability:
         list_depth papers from dense and BM25 search, searched four times as deep (up to
-        list_max_depth) while the deeper half still holds papers it accepts."""
-        depth = self.tuning.list_depth
+        list_max_depth) while the deeper half still holds papers it accepts. A paper's verdict
+        is its own (features of it and the question), so each is decided once."""
+        depth, decided_for = self.tuning.list_depth, {}
         while True:
             sources = self.retriever.search(intent.text, depth, mode, filters)
-            rows = self.relevance.assess(intent, sources)
-            accepted, rates = decided(
-                sources, rows, self.relevance.decision, intent, self.embedder, self.tuning
+            if not sources:
+                return [], [], []
+            new = [s for s in sources if s.paper.paper_id not in decided_for]
+            rows = self.relevance.assess(intent, new)
+            verdicts = decided(
+                new, rows, self.relevance.decision, intent, self.embedder, self.tuning
             )
-            if depth >= self.tuning.list_max_depth or deep_enough(accepted, depth):
-                return sources, accepted, rates
+            decided_for |= {s.paper.paper_id: v for s, v in zip(new, zip(*verdicts))}
+            accepted, rates = zip(*(decided_for[s.paper.paper_id] for s in sources))
+            if depth >= self.tuning.list_max_depth or deep_enough(list(accepted), depth):
+                return sources, list(accepted), list(rates)
             depth = min(4 * depth, self.tuning.list_max_depth)
 
     def _list(self, intent: Intent, sources: list[Source], draft: Draft):
