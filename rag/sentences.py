@@ -1,7 +1,9 @@
 """Sentence splitting that keeps citation markers with their sentence and survives
 abbreviations (e.g., et al., Fig.) and decimals."""
 
+import functools
 import re
+import threading
 
 ABBREVIATIONS = (
     "e.g.",
@@ -233,9 +235,24 @@ def stems(text: str) -> set[str]:
 
 def stem_list(text: str) -> list[str]:
     """The stemmed content words of the text, in order."""
-    import Stemmer
+    return list(_stemmed(text))
 
+
+@functools.lru_cache(maxsize=8192)  # a list question reads each candidate's text three times
+def _stemmed(text: str) -> tuple[str, ...]:
     words = [
         w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in GENERIC and len(w) > 2
     ]
-    return Stemmer.Stemmer("english").stemWords(words)
+    return tuple(_stemmer().stemWords(words))
+
+
+_local = threading.local()
+
+
+def _stemmer():
+    """This thread's stemmer (a PyStemmer object is not to be shared between threads)."""
+    if not hasattr(_local, "stemmer"):
+        import Stemmer
+
+        _local.stemmer = Stemmer.Stemmer("english")
+    return _local.stemmer

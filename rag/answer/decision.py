@@ -191,6 +191,20 @@ class Relevance:
         vector = np.asarray(self.embedder.embed([intent.query])[0])
         return features(vector, intent.topic, self.views(sources), self.lexicon, intent.pairs)
 
+    def listable(self, intent, sources: list[Source]) -> list[bool]:
+        """Per source, whether a list could hold it: it has `list_phrases` of the question's
+        neighbouring topic words side by side (every topic word, for a one-word topic), as
+        `features` counts "phrases" — known from its words alone, before any vector is read."""
+        topic, verdicts = self.lexicon.corrected(intent.topic), []
+        for source in sources:
+            text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
+            if intent.pairs:
+                share = len(intent.pairs & pairs_of(text)) / len(intent.pairs)
+            else:
+                share = float(topic <= stems(text) | joined_compounds(text))
+            verdicts.append(share >= self.tuning.list_phrases)
+        return verdicts
+
     def views(self, sources: list[Source]) -> list[PaperView]:
         """What the features read of each source: its chunk vectors and sentence vectors (both
         stored at ingest, fetched in one call each) and its words."""

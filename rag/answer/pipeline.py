@@ -275,18 +275,24 @@ class Answerer:
         """A list's candidates, with whether the decision accepts each and its probability:
         list_depth papers from dense and BM25 search, searched four times as deep (up to
         list_max_depth) while the deeper half still holds papers it accepts. A paper's verdict
-        is its own (features of it and the question), so each is decided once."""
+        is its own (features of it and the question), so each is decided once; one without the
+        question's topic words side by side (`Relevance.listable`) is not, unless it is among
+        the top k or named (whose probabilities also decide whether the corpus answers)."""
         depth, decided_for = self.tuning.list_depth, {}
         while True:
             sources = self.retriever.search(intent.text, depth, mode, filters)
             if not sources:
                 return [], [], []
+            top = {s.paper.paper_id for s in sources[: self.settings.top_k]}
             new = [s for s in sources if s.paper.paper_id not in decided_for]
-            rows = self.relevance.assess(intent, new)
+            listable = self.relevance.listable(intent, new)
+            judged = [s for s, ok in zip(new, listable) if ok or s.named or s.paper.paper_id in top]
+            rows = self.relevance.assess(intent, judged)
             verdicts = decided(
-                new, rows, self.relevance.decision, intent, self.embedder, self.tuning
+                judged, rows, self.relevance.decision, intent, self.embedder, self.tuning
             )
-            decided_for |= {s.paper.paper_id: v for s, v in zip(new, zip(*verdicts))}
+            decided_for |= {s.paper.paper_id: (False, 0.0) for s in new}
+            decided_for |= {s.paper.paper_id: v for s, v in zip(judged, zip(*verdicts))}
             accepted, rates = zip(*(decided_for[s.paper.paper_id] for s in sources))
             if depth >= self.tuning.list_max_depth or deep_enough(list(accepted), depth):
                 return sources, list(accepted), list(rates)
