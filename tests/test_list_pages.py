@@ -134,3 +134,27 @@ def test_show_all_gives_every_remaining_paper_at_once(paged, seed_index, retriev
     listed = {c.paper_id for c in first.citations} | {c.paper_id for c in rest.citations}
     total = int(first.notices[-1].split()[0])
     assert len(listed) == total and "showing 3–" in rest.notices[-1]
+
+
+def test_the_chat_pages_through_a_list_with_show_more(planted):
+    """In the chat, "show more" after a list question lists the next papers (the turns keep the
+    titles the first answer showed)."""
+    from tests.test_ui import BACKENDS
+    from tests.test_ui import ask as chat_ask
+    from ui.app import Chat
+
+    update = {"answer": planted.answer.model_copy(update={"list_shown": 5})}
+    settings = planted.model_copy(update=update)
+    answerer = Answerer(settings)
+    backends = BACKENDS | {"extractive": None}
+    chat = Chat(
+        settings,
+        retriever=answerer.retriever,
+        backends=backends,
+        answerers={"extractive": answerer},
+    )
+    _, turns = chat_ask(chat, TOPIC_QUESTION, backend="extractive")
+    _, turns = chat_ask(chat, "show more", turns, backend="extractive")
+    first, more = ({c.paper_id for c in t.answer.citations} for t in turns)
+    assert len(first) == 5 and more and not first & more
+    assert "showing 6–" in turns[1].answer.notices[-1]
