@@ -71,6 +71,14 @@ class AnswerTuning(BaseModel):
         "papers the decision accepts, it searches four times as deep, up to this many papers.",
         ge=1,
     )
+    premise_common_share: float = tuned(
+        0.2,
+        "'How does X use T ...?' is declined as a false premise (not_stated) when X's abstract "
+        "uses none of T's informative words: those in at most this share of the corpus's "
+        "chunks ('model', 'learning' say nothing). By reading, then checked on the dev set.",
+        ge=0.0,
+        le=1.0,
+    )
     list_phrases: float = tuned(
         0.5,
         "A paper the calibrated decision adds to a list must have at least this share of the "

@@ -104,6 +104,28 @@ def test_a_detail_the_named_paper_never_mentions_is_not_stated():
     assert about_paper(asked, paper, Draft(intent=asked, backend="test"), WordsEmbedder()) is None
 
 
+def test_a_technique_the_named_paper_never_uses_is_a_false_premise_said_so():
+    """ "How does X use T?" takes T for granted: when X's abstract uses none of T's informative
+    words it is not_stated; a common word ("model") tells nothing, a typo is read as its word."""
+    paper, words = named(GRAPHS), lexicon({"diffus": 2, "model": 9, "graph": 3, "attack": 3})
+
+    def asked(question):
+        intent = classify(question)
+        draft = Draft(intent=intent, backend="test")
+        return about_paper(intent, paper, draft, WordsEmbedder(), lexicon=words, common=0.5)
+
+    for question in ("How does it use a diffusion model to attack?", "how does it use difusion?"):
+        answer = asked(question)
+        assert (
+            answer.abstained
+            and answer.reason == Reason.NOT_STATED
+            and "never mentions" in answer.text
+        )
+    assert asked("How does the paper use graph structure to attack?") is None  # it does
+    assert asked("How does the paper use a model?") is None  # "model" tells nothing
+    assert asked("Does the paper use a diffusion model?") is None  # no "how does ... use"
+
+
 def test_who_wrote_a_paper_is_answered_from_its_metadata():
     paper = source(1, "FIRE: Frobenius Isometry", "We reinitialize weights.", named=True)
     paper.paper.authors = ["Ada Lovelace", "Alan Turing"]

@@ -6,7 +6,7 @@ import re
 
 from rag.answer import citations as cite
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import Intent
+from rag.answer.intent import Intent, joined_compounds
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
 from rag.answer.verdict import Reason
@@ -37,6 +37,33 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
     return list(dict.fromkeys([*(w for w in words if stems(w) & missing), *names]))
 
 
+# "How does X use a diffusion model to ...?" takes for granted that X uses one: the technique
+# is what follows the verb, up to the purpose ("to ...", "for ...") or the end.
+USES = re.compile(
+    r"^\s*how (?:does|do|did|can|could|would)\b.+?\b(?:uses?|using|appl(?:y|ies)|employs?|"
+    r"leverages?|incorporates?|utili[sz]es?|exploits?|integrates?|rel(?:y|ies) on|combines?)\s+"
+    r"(?P<what>.+?)(?:\s+(?:to|for|in|into|when|so|as|with|on|at|during|while)\b|[?.!]|$)",
+    re.IGNORECASE,
+)
+
+
+def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str]:
+    """The technique a "how does X use T ...?" question takes for granted, when X's text uses
+    none of T's informative words (typos corrected, "llm" read as its words; a word in more than
+    `common` of the corpus's chunks, "model" or "learning", tells nothing): a false premise,
+    answered by saying so."""
+    match = USES.search(intent.text)
+    if not match or lexicon is None:
+        return []
+    asked = lexicon.corrected(stems(match.group("what")))
+    frequencies = lexicon.frequencies(asked)
+    informative = {w for w in asked if frequencies[w] <= common * lexicon.documents}
+    text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
+    if not informative or informative & (stems(text) | joined_compounds(text)):
+        return []
+    return [match.group("what")]
+
+
 def authors_answer(source: Source, draft: Draft) -> Answer:
     """Who wrote the paper (and where it appeared), from its metadata, cited."""
     paper = source.paper
@@ -65,11 +92,18 @@ def not_stated(source: Source, details: list[str], draft: Draft, closest: list) 
 
 
 def about_paper(
-    intent: Intent, source: Source, draft: Draft, embedder, others=frozenset()
+    intent: Intent,
+    source: Source,
+    draft: Draft,
+    embedder,
+    others=frozenset(),
+    lexicon=None,
+    common: float = 0.2,
 ) -> Answer | None:
     """The answer to a question about the one paper `source`, when its metadata answers or its
-    abstract does not state what is asked; None when the abstract should answer it."""
-    if details := unstated(intent, source, others):
+    abstract does not state what is asked (a detail, a name, a technique it takes for granted:
+    `presumed`, read with the corpus's `lexicon`); None when the abstract should answer it."""
+    if details := unstated(intent, source, others) or presumed(intent, source, lexicon, common):
         return not_stated(
             source, details, draft, closest_sentences([source], intent.text, embedder)
         )

@@ -158,7 +158,13 @@ class Answerer:
             yield from self._list(intent, sources, draft)
         elif (paper := asked_paper(intent, sources, relevant=True)) and (
             answer := about_paper(
-                intent, paper, draft, self.embedder, self.retriever.metadata.own_names(intent.text)
+                intent,
+                paper,
+                draft,
+                self.embedder,
+                self.retriever.metadata.own_names(intent.text),
+                self.relevance.lexicon,
+                self.tuning.premise_common_share,
             )
         ):
             yield from shown(answer)
