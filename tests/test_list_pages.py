@@ -2,6 +2,7 @@
 accepted, says how many papers match, and gives the next ones when asked for more."""
 
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -80,7 +81,7 @@ def listed(settings: Settings, **tuning) -> tuple[int, set[str]]:
     update = {"answer": settings.answer.model_copy(update=tuning)}
     answer = ask(Answerer(settings.model_copy(update=update)), TOPIC_QUESTION)
     glacier = {c.title for c in answer.citations if c.title in planted_titles(settings)}
-    return int(answer.notices[-1].split()[0]), glacier
+    return int(re.search(r"\d+", answer.notices[-1]).group()), glacier
 
 
 def planted_titles(settings: Settings) -> set[str]:
@@ -96,6 +97,15 @@ def test_a_list_searches_deeper_while_its_deeper_candidates_are_accepted(planted
     wide, _ = listed(planted, list_depth=50)
     assert shallow == 4 and deeper == wide > shallow
     assert len(shown) == deeper  # every paper listed is a planted one
+
+
+def test_a_list_cut_at_the_deepest_search_says_there_may_be_more(planted):
+    """Stopped at list_max_depth with its deeper candidates still accepted, the count is a
+    lower bound, and says so."""
+    update = {"answer": planted.answer.model_copy(update={"list_depth": 4, "list_max_depth": 4})}
+    answer = ask(Answerer(planted.model_copy(update=update)), TOPIC_QUESTION)
+    assert answer.notices[-1].startswith("At least 4 indexed papers match")
+    assert not ask(Answerer(planted), TOPIC_QUESTION).notices[-1].startswith("At least")
 
 
 @pytest.fixture

@@ -259,6 +259,8 @@ class Answerer:
         candidates (`_candidates`), and those the rules accept among the top k, saying how many
         there are; `list_shown` at a time, the next ones when the question asks for more."""
         sources, accepted, rates = self._candidates(intent, filters, mode)
+        deepest = len(sources) >= self.tuning.list_max_depth
+        cut = deepest and not deep_enough(accepted, len(sources))  # more may lie beyond
         picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
         top = sources[: self.settings.top_k]
         if not self._irrelevant(intent, top, rates[: len(top)]):
@@ -275,7 +277,7 @@ class Answerer:
             yield from shown(draft.answer(text=text))
             return
         shown_now = rest if page and page.everything else rest[: self.tuning.list_shown]
-        yield from self._listed(shown_now, draft, len(picks), len(before))
+        yield from self._listed(shown_now, draft, len(picks), len(before), cut)
 
     def _candidates(self, intent: Intent, filters, mode) -> tuple[list[Source], list, list]:
         """A list's candidates, with whether the decision accepts each and its probability:
@@ -319,10 +321,10 @@ class Answerer:
         reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
         yield from shown(self._abstain(draft, sources[: self.settings.top_k], reason, why=why))
 
-    def _listed(self, picks, draft: Draft, total: int | None = None, before: int = 0):
+    def _listed(self, picks, draft: Draft, total: int | None = None, before: int = 0, cut=False):
         """The list's lines, then the list checked like any answer; with the `total` number
         of papers accepted (`before` of them listed earlier), the answer says how many match
-        and which of them it shows."""
+        (at least, when the search was `cut` at list_max_depth) and which of them it shows."""
         raw = list_answer(picks)
         yield raw
         draft = draft.model_copy(
@@ -338,6 +340,9 @@ class Answerer:
             cited = len(answer.citations)
             listed = cited + total - len(picks)
             count = f"{listed} indexed papers match" if listed != 1 else "1 indexed paper matches"
+            if cut:
+                count = f"At least {count} (the search stops at the best "
+                count += f"{self.tuning.list_max_depth} candidates)"
             if before or listed > cited:
                 count += f"; showing {before + 1}–{before + cited}"
                 count += "" if before + cited >= listed else " (ask for more to see the next)"
