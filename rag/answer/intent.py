@@ -108,17 +108,18 @@ institut univers uni compani fund grant sponsor repositori email review score pa
 SUMMARY_ASK = re.compile(
     r"\b(summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|outline (the|this) (paper|work)|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
     r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$"
-    r"|\b(explain|describe)\b[^?]{0,30}\b(paper|work|article)\b"
+    r"|\b(explain|describe|break ?down)\b[^?]{0,30}\b(paper|work|article)\b"
     r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
     r"plain)\b.*))?\s*\??$",
     re.IGNORECASE,
 )
 CONTRIBUTION_ASK = re.compile(
-    r"\bwhat (does|did|do|is)\b[^?]{1,60}?\b(propos\w*|introduc\w*|present\w*|contribut\w*|"
+    r"\bwh?at (does|did|do|is)\b[^?]{1,60}?\b(propos\w*|introduc\w*|present\w*|contribut\w*|"
     r"offer\w*|develop\w*|do|doing|suggest\w*|show\w*|prove\w*)\s*\??\s*$"
-    r"|\bwhat (does|did|do)\b[^?]{1,120}?\b(propose|proposes|introduce|introduces|contribute|"
+    r"|\bwh?at (does|did|do)\b[^?]{1,120}?\b(propose|proposes|introduce|introduces|contribute|"
     r"contributes)\b|\bwhat (does|did)\b[^?]{1,60}?\bdo for\b|\bwhat('?s| is) new\b"
-    r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b",
+    r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b"
+    r"|\b(main|key|core|big) (contributions?|idea|novelty)\s*\??\s*$",
     re.IGNORECASE,
 )
 # "What datasets does X use?", "which benchmarks ...": the answer is the names the abstract gives.
