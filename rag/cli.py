@@ -229,7 +229,19 @@ def ask_command(
     filters = Filters(author=author, area=area, venue=venue)
     fmt = output_format(fmt, as_json)
     answerer = answerer_for(backend, every_paper)
-    print_answer(answerer.ask(question, k=k, filters=filters), fmt)
+    print_answer(with_cli_hints(answerer.ask(question, k=k, filters=filters)), fmt)
+
+
+def with_cli_hints(events):
+    """The answer's events, its notices worded for `rag ask` (one question, no "show more")."""
+    from rag.models import Answer
+
+    for event in events:
+        if isinstance(event, Answer):
+            more = "(ask for more to see the next)"
+            hint = "(rag ask --all lists them all; rag chat pages with 'show more')"
+            event.notices = [notice.replace(more, hint) for notice in event.notices]
+        yield event
 
 
 @app.command("summarize")
