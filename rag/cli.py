@@ -234,13 +234,13 @@ def ask_command(
 
 def with_cli_hints(events):
     """The answer's events, its notices worded for `rag ask` (one question, no "show more")."""
+    from rag.answer.pipeline import ASK_FOR_MORE
     from rag.models import Answer
 
+    hint = "(rag ask --all lists them all; rag chat pages with 'show more')"
     for event in events:
         if isinstance(event, Answer):
-            more = "(ask for more to see the next)"
-            hint = "(rag ask --all lists them all; rag chat pages with 'show more')"
-            event.notices = [notice.replace(more, hint) for notice in event.notices]
+            event.notices = [notice.replace(ASK_FOR_MORE, hint) for notice in event.notices]
         yield event
 
 

@@ -5,8 +5,9 @@ from the metadata, or by saying what the abstract does not state and what it com
 import re
 
 from rag.answer import citations as cite
+from rag.answer.decision import words_of
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import Intent, joined_compounds
+from rag.answer.intent import Intent
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
 from rag.answer.verdict import Reason
@@ -58,8 +59,7 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     asked = lexicon.corrected(stems(match.group("what")))
     frequencies = lexicon.frequencies(asked)
     informative = {w for w in asked if frequencies[w] <= common * lexicon.documents}
-    text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-    if not informative or informative & (stems(text) | joined_compounds(text)):
+    if not informative or informative & words_of(source)[0]:
         return []
     return [match.group("what")]
 

@@ -74,12 +74,10 @@ def by_position(question: str, scope: set[str], titles, answer: str) -> set[str]
     where = normalize_text(answer)
     ordered = sorted((where.find(title), pid) for pid, title in titles if pid in scope)
     ids = [pid for _, pid in ordered]
-    named = dict.fromkeys(
-        w.lower() for w in re.findall(r"\b(first|second|third|last)\b", question, re.I)
-    )
-    if len(named) > 1 and not match.group(
-        2
-    ):  # "the first and second ones", "the first ... the last"
+    positions = re.findall(r"\b(first|second|third|last)\b", question, re.IGNORECASE)
+    named = dict.fromkeys(w.lower() for w in positions)
+    several = len(named) > 1 and not match.group(2)  # "the first and second", "first ... last"
+    if several:
         return {ids[POSITIONS[w]] for w in named if POSITIONS[w] < len(ids)} or None
     if match.group(3):
         return set(ids[: COUNTS[match.group(3).lower()]])
@@ -91,8 +89,8 @@ def by_position(question: str, scope: set[str], titles, answer: str) -> set[str]
 # "show more", "the rest please", "next 30", "show all of them": the next papers of a list.
 PAGE_WORDS = re.compile(r"\b(more|rest|remaining|next|others|all)\b", re.IGNORECASE)
 PAGE_FRAME = set(
-    "show list give tell see me us the them of papers paper ones results please can could you "
-    "i want to let a few some other rest remaining next more all page and".split()  # noqa: SIM905
+    "show list give tell see me us the them of papers paper ones results please can could you i "  # noqa: SIM905
+    "want to let a few some other rest remaining next more all page and".split()
 )
 
 
@@ -114,10 +112,7 @@ def next_page(question: str, history: list[Message], papers) -> Page | None:
         return None
     if not any(m.role == "assistant" for m in history[asked[-1] :]):
         return None
-    start = next(
-        (i for i in reversed(asked) if not next_page(history[i].content, history[:i], papers)),
-        None,
-    )
+    start = next((i for i in reversed(asked) if not asks_for_more(history[i].content)), None)
     if start is None:
         return None
     since = normalize_text(" ".join(m.content for m in history[start:] if m.role == "assistant"))

@@ -105,6 +105,19 @@ class Lexicon:
         return math.log(1 + (self.documents - frequency + 0.5) / (frequency + 0.5))
 
 
+def words_of(source: Source) -> tuple[set[str], set[str]]:
+    """The stems of a paper's metadata line and abstract (hyphenated compounds also joined) and
+    its neighbouring stems, as the features read them."""
+    text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
+    return stems(text) | joined_compounds(text), pairs_of(text)
+
+
+def phrase_share(topic: set[str], pairs: set[str], words: set[str], own_pairs: set[str]) -> float:
+    """The share of the question's neighbouring topic stems the paper has side by side; for a
+    one-word topic, 1 when the paper uses it (the "phrases" feature)."""
+    return len(pairs & own_pairs) / len(pairs) if pairs else float(topic <= words)
+
+
 def features(
     question, topic: set[str], papers: list[PaperView], lexicon: Lexicon, pairs=frozenset()
 ) -> np.ndarray:
@@ -124,7 +137,7 @@ def features(
                 best_cosine(paper.chunks, question),
                 best_cosine(paper.sentences[1:], question),
                 sum(idf[w] for w in topic if w in paper.words) / total,
-                len(pairs & paper.pairs) / len(pairs) if pairs else float(not missing),
+                phrase_share(topic, pairs, paper.words, paper.pairs),
                 max(missing, default=0.0) / lexicon.rarest,
                 unknown,
                 float(paper.named),
@@ -195,15 +208,11 @@ class Relevance:
         """Per source, whether a list could hold it: it has `list_phrases` of the question's
         neighbouring topic words side by side (every topic word, for a one-word topic), as
         `features` counts "phrases" — known from its words alone, before any vector is read."""
-        topic, verdicts = self.lexicon.corrected(intent.topic), []
-        for source in sources:
-            text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-            if intent.pairs:
-                share = len(intent.pairs & pairs_of(text)) / len(intent.pairs)
-            else:
-                share = float(topic <= stems(text) | joined_compounds(text))
-            verdicts.append(share >= self.tuning.list_phrases)
-        return verdicts
+        topic = self.lexicon.corrected(intent.topic)
+        return [
+            phrase_share(topic, intent.pairs, *words_of(source)) >= self.tuning.list_phrases
+            for source in sources
+        ]
 
     def views(self, sources: list[Source]) -> list[PaperView]:
         """What the features read of each source: its chunk vectors and sentence vectors (both
@@ -214,13 +223,13 @@ class Relevance:
         ends = np.cumsum([len(own) for own in texts])
         views = []
         for source, end, own in zip(sources, ends, texts):
-            text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
+            words, pairs = words_of(source)
             views.append(
                 PaperView(
                     chunks=np.asarray(chunks.get(source.paper.paper_id, [])),
                     sentences=vectors[end - len(own) : end],
-                    words=stems(text) | joined_compounds(text),
-                    pairs=pairs_of(text),
+                    words=words,
+                    pairs=pairs,
                     named=source.named,
                 )
             )

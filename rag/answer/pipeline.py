@@ -36,6 +36,7 @@ from rag.retrieve import Filters, Retriever
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
+ASK_FOR_MORE = "(ask for more to see the next)"  # a list's count, when more papers match
 
 
 def check_question(question: str) -> str:
@@ -345,7 +346,7 @@ class Answerer:
                 count += f"{self.tuning.list_max_depth} candidates)"
             if before or listed > cited:
                 count += f"; showing {before + 1}–{before + cited}"
-                count += "" if before + cited >= listed else " (ask for more to see the next)"
+                count += "" if before + cited >= listed else f" {ASK_FOR_MORE}"
             answer.notices.append(f"{count}.")
         yield answer
 
