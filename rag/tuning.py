@@ -40,6 +40,13 @@ class RetrievalTuning(BaseModel):
         "best-covering retrieved paper uses. Chosen with min_relevance on the dev set: at the same "
         "97.8% of answerable questions kept it declines 44% of unanswerable ones instead of 32%.",
     )
+    described_margin: float = tuned(
+        1.5,
+        "'The model folding paper' names the paper whose best BM25 score for 'model folding' is "
+        "at least this many times the next paper's; chosen on the dev set's 'the ... paper' "
+        "phrases, where the right paper scores 1.6-16 times the next and wrong ones 1.0-1.1.",
+        ge=1.0,
+    )
     unknown_weight: float = tuned(
         0.2,
         "Answerability subtracts this times the share of the question's content words the corpus "

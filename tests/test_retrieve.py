@@ -70,6 +70,36 @@ def test_a_paper_called_by_its_title_name_is_what_the_question_is_about():
     assert index.mentioned("Do FIRE and LEGACY both use ImageNet?") == ["p1", "p2"]
 
 
+def test_a_name_a_paper_introduces_is_the_subject_not_a_dataset_another_uses():
+    bridging = Paper(
+        paper_id="p1",
+        title="Bridging Arbitrary and Tree Metrics",
+        title_source="derived",
+        abstract="We introduce a framework, coined DeltaZero, that solves this problem.",
+        source_file="f",
+    )
+    legacy = Paper(
+        paper_id="p2",
+        title="LEGACY: Compression",
+        title_source="derived",
+        abstract="On ImageNet, LEGACY improves accuracy.",
+        source_file="f",
+    )
+    index = MetadataIndex([bridging, legacy], {"DeltaZero": ["p1"], "ImageNet": ["p2"]})
+    index.abstract_of = {"p1": bridging.abstract, "p2": legacy.abstract}.get
+    assert index.mentioned("What accuracy does DeltaZero reach on ImageNet?") == ["p1"]
+    assert index.mentioned("Which paper reports accuracy on ImageNet?") == ["p2"]
+
+
+def test_a_paper_the_question_describes_is_the_one_it_asks_about(retriever):
+    folding = "Cut Less, Fold More: Model Compression through the Lens of Projection Geometry"
+    [described] = retriever.described("how is tsenor different from the model folding paper")
+    assert retriever.catalog.get(described).title == folding
+    assert folding in titles(retriever.search("what does the model folding paper show", 1))
+    assert retriever.described("what does the first paper say") == []  # the conversation's
+    assert retriever.described("what does the learning paper say") == []  # many papers learn
+
+
 def test_exact_method_name_ranks_its_paper_first(retriever):
     for mode in ("hybrid", "bm25"):
         found = retriever.search(PRICING_QUESTION, k=5, mode=mode)

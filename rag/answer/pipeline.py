@@ -214,7 +214,7 @@ class Answerer:
         """The question classified, after a follow-up is made standalone: "which of those ..."
         keeps the question as asked within the papers named before; a question naming its
         subject ("How does FIRE keep its plasticity?") stands alone."""
-        named = set(self.retriever.metadata.mentioned(question))
+        named = set(self.retriever.mentioned(question))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
         scope = scope if scope and not named - scope else None
         if scope or (named and not carries_on(question)):

@@ -138,6 +138,18 @@ class MetadataIndex:
                 named.append(pid)
         return named
 
+    def _named(self, tokens: set[str]) -> list[str]:
+        """The papers whose names the tokens give; where one of them is a name its paper
+        introduces ("DeltaZero"), only those: "What accuracy does DeltaZero reach on ImageNet?"
+        is about DeltaZero's paper, not the one paper that uses ImageNet."""
+        used = [(name, pid) for name, pids in self.names.items() if name in tokens for pid in pids]
+        own = [
+            pid
+            for name, pid in used
+            if self.abstract_of and introduces(self.abstract_of(pid), name)
+        ]
+        return own or [pid for _, pid in used]
+
     def own_names(self, query: str) -> set[str]:
         """The words of the query that are some paper's own name (a title's, or one its
         paper introduces), in any case: another paper, not a premise about this one."""
@@ -152,9 +164,9 @@ class MetadataIndex:
         on ImageNet?" is not about the one paper that mentions ImageNet). Unless `as_written`, a
         paper's own name also matches in lower case ("summarize eugens")."""
         tokens = set(re.findall(r"[\w-]+", query))
-        named = [pid for name, pid in self.title_names.items() if name in tokens] or [
-            pid for name, pids in self.names.items() if name in tokens for pid in pids
-        ]
+        named = [pid for name, pid in self.title_names.items() if name in tokens] or self._named(
+            tokens
+        )
         if not as_written:  # "EvA vs MLES": a title's name and a name its paper introduces
             named += [pid for pid in self._typed(tokens, query) if pid not in named]
         words = words_key(query).split()

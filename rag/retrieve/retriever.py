@@ -1,6 +1,7 @@
 """Hybrid retrieval: dense (Chroma) and BM25 over the same chunks, fused by reciprocal rank,
 grouped into papers, filtered before ranking, each result carrying a relevance score."""
 
+import re
 import threading
 from typing import Literal
 
@@ -10,9 +11,22 @@ from rag.config import Settings
 from rag.models import Source, chunk_id_for, paper_of
 from rag.retrieve.catalog import Catalog
 from rag.retrieve.metadata import Filters, MetadataIndex
+from rag.sentences import stems
 
 Mode = Literal["hybrid", "dense", "bm25"]
 MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
+
+
+# "the model folding paper": a description (no "the" inside) before a singular "paper".
+DESCRIBED = re.compile(
+    r"\bthe\s+((?:(?!the\b)[\w^+-]+\s+){0,5}?(?!the\b)[\w^+-]+)\s+(?:paper|work|article|study)\b(?!s)",
+    re.IGNORECASE,
+)
+# Words that point into the conversation, not at a paper's subject ("the first paper").
+ORDINAL = stems(
+    "first second third last other same above previous earlier former latter two both each one "
+    "whole original"
+)
 
 
 def reciprocal_rank_fusion(rankings: list[list[str]], k: int) -> dict[str, float]:
@@ -94,7 +108,7 @@ class Retriever:
         vector = self.embedder.embed([query])[0]
         dense = self._dense(vector, depth, allowed) if mode != "bm25" else {}
         lexical = self._bm25(query, depth, allowed) if mode != "dense" else {}
-        mentioned = self.metadata.mentioned(query)
+        mentioned = self.mentioned(query)
         if allowed is not None:
             mentioned = [pid for pid in mentioned if pid in set(allowed)]
         if mode == "hybrid":
@@ -105,6 +119,25 @@ class Retriever:
             scores = {pid: score for pid, (_, score) in (dense or lexical).items()}
         top = list(scores)[:k]
         return self._sources(top, scores, dense, lexical, vector, set(mentioned))
+
+    def mentioned(self, query: str) -> list[str]:
+        """Papers the query names (`MetadataIndex.mentioned`), then those it describes."""
+        named = self.metadata.mentioned(query)
+        return named + [pid for pid in self.described(query) if pid not in named]
+
+    def described(self, query: str) -> list[str]:
+        """Papers the query calls by a description rather than a name ("the model folding
+        paper", "the brain-to-text work"): for each such phrase, the paper whose BM25 score for
+        it is clearly above every other's (`described_margin`)."""
+        found = []
+        for match in DESCRIBED.finditer(query):
+            if not stems(match.group(1)) - ORDINAL:
+                continue  # "the first paper", "the same work": the conversation's
+            hits = self._bm25(match.group(1), self.settings.retrieval.min_depth, None)
+            scores = sorted((score for _, score in hits.values()), reverse=True) + [0.0]
+            if hits and scores[0] >= self.settings.retrieval.described_margin * scores[1]:
+                found.append(max(hits, key=lambda pid: hits[pid][1]))
+        return found
 
     def answerability(self, query: str, sources: list[Source]) -> float:
         """How well the retrieved sources answer the query: 1.0 when it names one of them
