@@ -153,6 +153,28 @@ def test_which_papers_lists_every_relevant_paper_without_a_model_call(answerer_w
         assert citation.evidence and citation.evidence in paper.abstract
 
 
+@pytest.mark.parametrize(
+    "question, names",
+    [
+        ("anything on spiking nets?", {"SAFA-SNN", "CaRe-BN"}),  # "nets": spiking neural networks
+        ("gnn papers", {"EvA", "Learning from Algorithm Feedback"}),  # one spells it out only
+        (
+            "Which papers make use of optimal transport?",
+            {
+                "TSENOR",
+                "Optimal transport unlocks end-to-end learning for single-molecule localization",
+                "Hyperparameter Trajectory Inference with Conditional Lagrangian Optimal Transport",
+            },
+        ),  # "make use": no topic
+    ],
+)
+def test_a_short_or_abbreviated_topic_lists_the_papers_that_spell_it_out(
+    answerer_with, question, names
+):
+    _, answer = run(answerer_with(), question)
+    assert not answer.abstained and title_names(answer) == names
+
+
 def test_follow_up_that_refers_back_answers_from_the_papers_named_before(answerer_with):
     fake = FakeBackend()
     answerer = answerer_with(backend=fake)

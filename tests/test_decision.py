@@ -5,7 +5,16 @@ import numpy as np
 import pytest
 
 from rag.answer.about import about_paper, asked_paper
-from rag.answer.decision import FEATURES, SIGNS, Decision, Lexicon, PaperView, features
+from rag.answer.decision import (
+    FEATURES,
+    SIGNS,
+    Decision,
+    Lexicon,
+    PaperView,
+    features,
+    spelled_pairs,
+    words_of,
+)
 from rag.answer.draft import Draft
 from rag.answer.intent import classify
 from rag.answer.support import unknown_names
@@ -156,3 +165,18 @@ def test_the_fit_keeps_each_weight_to_its_sign_whatever_the_data_say():
     weights = dict(zip(FEATURES, model.coef_[0]))
     assert weights["lexical"] > 1 and weights["missing"] <= 0
     assert isinstance(scaler, StandardScaler) and scaler.mean_.shape == (len(FEATURES),)
+
+
+def test_abbreviations_are_read_as_their_words_on_both_sides():
+    assert spelled_pairs({"spike net"}) == {"spike network"}
+    assert spelled_pairs({"gnn explain"}) == {"graph neural", "neural network", "network explain"}
+    assert lexicon({"gnn": 1, "graph": 3}).corrected({"gnn", "attack"}) == {
+        "graph",
+        "neural",
+        "network",
+        "attack",
+    }
+    paper = source(1, "Spikes", "Spiking neural networks (SNNs) save energy.")
+    words, pairs = words_of(paper)
+    assert {"spike", "neural", "network", "snns"} <= words
+    assert "spike network" in pairs  # one word apart

@@ -7,6 +7,7 @@ names the paper. A logistic regression fitted on generated questions (scripts/fi
 weighs them; its parameters, and the command that made them, are in decision.json. The same
 probability decides whether a prose answer is given and which papers a list contains."""
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -16,7 +17,7 @@ from pydantic import BaseModel
 
 from rag.answer.intent import DEFAULT, joined_compounds, pairs_of
 from rag.models import Source
-from rag.sentences import evidence_sentences, metadata_sentence, stems
+from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning
 
 PARAMETERS = Path(__file__).with_name("decision.json")
@@ -34,9 +35,11 @@ SIGNS = {
 }
 # Set by hand from typed typos ("gradeint", "atack", "continul"): shorter words have too many
 # near neighbours to correct; 0.8 is difflib's ratio for one letter swapped in a 5-letter stem.
-# How people abbreviate what abstracts spell out; read as the words when the corpus never uses
-# the abbreviation itself.
+# How people abbreviate what abstracts spell out: a question's abbreviation is read as its words,
+# and a paper that uses an abbreviation uses its words too (abstracts spell most out once).
 ABBREVIATIONS = {
+    "net": "network",
+    "nets": "networks",
     "nn": "neural network",
     "nns": "neural networks",
     "ml": "machine learning",
@@ -57,6 +60,21 @@ ABBREVIATIONS = {
     "nlp": "natural language processing",
     "sgd": "stochastic gradient descent",
 }
+
+
+SPELLED = {short: stem_list(words) for key, words in ABBREVIATIONS.items() for short in stems(key)}
+
+
+def spelled_out(words: list[str]) -> list[str]:
+    """The stems in order, each abbreviation replaced by its words ("gnn" -> "graph neural
+    network")."""
+    return [part for word in words for part in SPELLED.get(word, [word])]
+
+
+def spelled_pairs(pairs: set[str]) -> set[str]:
+    """Neighbouring stems with their abbreviations spelled out: "spike net" -> "spike network",
+    "gnn explain" -> "graph neural", "neural network", "network explain"."""
+    return {f"{a} {b}" for pair in pairs for a, b in itertools.pairwise(spelled_out(pair.split()))}
 
 
 class PaperView(BaseModel):
@@ -86,11 +104,11 @@ class Lexicon:
         typo of ("gradeint" -> "gradient"; difflib ratio >= AnswerTuning.typo_similarity)."""
         import difflib
 
-        unknown = {w for w, n in self.frequencies(words).items() if n == 0}
-        spelled = {w: stems(ABBREVIATIONS[w]) for w in unknown if w in ABBREVIATIONS}
+        spelled = {w: set(SPELLED[w]) for w in words if w in SPELLED}
+        unknown = {w for w, n in self.frequencies(words - set(spelled)).items() if n == 0}
         fixed = {
             w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=self.similarity)
-            for w in unknown - set(spelled)
+            for w in unknown
             if len(w) >= self.min_length
         }
         kept = {(fixed.get(w) or [w])[0] for w in words if w not in spelled}
@@ -109,7 +127,8 @@ def words_of(source: Source) -> tuple[set[str], set[str]]:
     """The stems of a paper's metadata line and abstract (hyphenated compounds also joined) and
     its neighbouring stems, as the features read them."""
     text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-    return stems(text) | joined_compounds(text), pairs_of(text)
+    words, pairs = stems(text) | joined_compounds(text), pairs_of(text, skip=True)
+    return words.union(*(SPELLED.get(w, ()) for w in words)), pairs | spelled_pairs(pairs)
 
 
 def phrase_share(topic: set[str], pairs: set[str], words: set[str], own_pairs: set[str]) -> float:
@@ -124,7 +143,7 @@ def features(
     """One row of FEATURES per paper for the question's (normalized) vector, topic stems and
     neighbouring topic stems (`pairs`; the share a paper has side by side is "phrases", 1 for a
     one-word topic covered)."""
-    topic = lexicon.corrected(topic)
+    topic, pairs = lexicon.corrected(topic), spelled_pairs(pairs)
     frequencies = lexicon.frequencies(topic)
     idf = {w: lexicon.idf_of(n) for w, n in frequencies.items()}
     total = sum(idf.values()) or 1.0
@@ -210,7 +229,8 @@ class Relevance:
         `features` counts "phrases" — known from its words alone, before any vector is read."""
         topic = self.lexicon.corrected(intent.topic)
         return [
-            phrase_share(topic, intent.pairs, *words_of(source)) >= self.tuning.list_phrases
+            phrase_share(topic, spelled_pairs(intent.pairs), *words_of(source))
+            >= self.tuning.list_phrases
             for source in sources
         ]
 

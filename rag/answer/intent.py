@@ -85,7 +85,7 @@ FRAME = set(
 tell know want need find search topic interest help give explain describ summar overview here
 corpus collect abstract articl public thing stuff pleas kind sort exist compar contrast versus
 tldr wrote written author explicit anywher specif actual realli mainli particular current
-exact""".split()
+exact abt make""".split()
 )
 
 
@@ -269,11 +269,14 @@ def topic_of(text: str) -> set[str]:
     return (stems(text) | joined_compounds(text)) - FRAME
 
 
-def pairs_of(text: str, leave_out=frozenset()) -> set[str]:
+def pairs_of(text: str, leave_out=frozenset(), skip: bool = False) -> set[str]:
     """Neighbouring content stems of the text ("continual learning" -> "continu learn"), so that
-    a phrase is matched as a phrase, not as two words anywhere ("continuous ... learning")."""
+    a phrase is matched as a phrase, not as two words anywhere ("continuous ... learning");
+    with `skip`, also those one word apart, as a paper's pairs ("spiking neural networks" has
+    the "spiking networks" a question asks about)."""
     words = [w for w in stem_list(text) if w not in leave_out]
-    return {f"{a} {b}" for a, b in zip(words, words[1:])}
+    apart = zip(words, words[2:]) if skip else ()
+    return {f"{a} {b}" for a, b in [*zip(words, words[1:]), *apart]}
 
 
 HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")

@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from rag.answer.checks import Check, Review
+from rag.answer.decision import spelled_out
 from rag.answer.verdict import Reason
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stems
@@ -28,7 +29,9 @@ def ignored_word(
     missing = [
         word
         for word in dict.fromkeys(WORD.findall(question))
-        if (own := stems(word)) and not own <= used and (topic is None or own <= topic)
+        if (own := stems(word))
+        and not set(spelled_out(list(own))) <= used  # "nets": "networks"
+        and (topic is None or own <= topic)
     ]
     if not missing:
         return None
