@@ -53,6 +53,7 @@ PRICER = source(
         ("wat does REINIT introduce", "contribution"),
         ("reinit key idea?", "contribution"),
         ("Break down the REINIT paper for me", "summary"),
+        ("In a nutshell, what does REINIT do?", "summary"),  # the summary word wins
         ("Compare REINIT and PRICER", "comparison"),
         ("how does REINIT differ from PRICER?", "comparison"),
         ("REINIT vs PRICER", "comparison"),
@@ -119,6 +120,10 @@ def test_a_comparison_states_each_paper_under_its_own_citation():
 def test_what_datasets_lists_the_sentence_naming_them():
     assert naming_sentence(REINIT.paper).startswith("REINIT is evaluated on CIFAR-10")
     assert naming_sentence(PRICER.paper) == ""  # names no dataset: left to the normal path
+    one = source(3, "Shapes", "We learn shapes. We validate it on the infinite dSprites dataset.")
+    assert naming_sentence(one.paper) == "We validate it on the infinite dSprites dataset."
+    field = source(4, "Waves", "We decode brains. It is validated on three EEG datasets.")
+    assert naming_sentence(field.paper) == ""  # 'EEG' says what the data are, not which
 
 
 def test_the_first_two_are_the_first_two_papers_of_the_earlier_answer():

@@ -91,6 +91,32 @@ def test_a_name_a_paper_introduces_is_the_subject_not_a_dataset_another_uses():
     assert index.mentioned("Which paper reports accuracy on ImageNet?") == ["p2"]
 
 
+def test_a_title_phrase_or_an_acronym_the_paper_introduces_names_it():
+    from rag.index.bm25 import method_names
+
+    def paper(pid, title, abstract):
+        return Paper(
+            paper_id=pid, title=title, title_source="derived", abstract=abstract, source_file="f"
+        )
+
+    bit = paper(
+        "p1",
+        "A neural model for speech decoding",
+        "We introduce a Brain-to-Text (BIT) "
+        "framework. It beats Proximal Policy Optimization (PPO).",
+    )
+    laf = paper(
+        "p2",
+        "Learning from Algorithm Feedback: SAT Guidance",
+        "We study class-incremental learning (CIL) with PPO.",
+    )
+    names = method_names([bit, laf])
+    assert names["BIT"] == ["p1"] and "PPO" not in names and "CIL" not in names
+    index = MetadataIndex([bit, laf], names)
+    assert index.mentioned("main idea of Reinforcement Learning from Algorithm Feedback?") == ["p2"]
+    assert index.mentioned("what does BIT decode?") == ["p1"]
+
+
 def test_a_paper_the_question_describes_is_the_one_it_asks_about(retriever):
     folding = "Cut Less, Fold More: Model Compression through the Lens of Projection Geometry"
     [described] = retriever.described("how is tsenor different from the model folding paper")

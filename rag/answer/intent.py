@@ -113,6 +113,12 @@ SUMMARY_ASK = re.compile(
     r"plain)\b.*))?\s*\??$",
     re.IGNORECASE,
 )
+# A word that asks for a summary whatever else the question asks.
+SUMMARY_WORD = re.compile(
+    r"\b(summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|overview|tl;?\s?dr|gist|"
+    r"in a nutshell)\b",
+    re.IGNORECASE,
+)
 CONTRIBUTION_ASK = re.compile(
     r"\bwh?at (does|did|do|is)\b[^?]{1,60}?\b(propos\w*|introduc\w*|present\w*|contribut\w*|"
     r"offer\w*|develop\w*|do|doing|suggest\w*|show\w*|prove\w*)\s*\??\s*$"
@@ -161,6 +167,7 @@ def shape_of(text: str) -> str | None:
         return "summary"  # "tldr the paper about pure vs mixed states"
     for shape, ask in (
         ("comparison", COMPARISON_ASK),
+        ("summary", SUMMARY_WORD),  # "in a nutshell, what does X do?" wants the summary
         ("names", NAMES_ASK),
         ("contribution", CONTRIBUTION_ASK),
         ("summary", SUMMARY_ASK),

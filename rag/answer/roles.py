@@ -93,10 +93,16 @@ def _contribution_index(sentences: list[str], name: str | None) -> int:
     return min(1, len(sentences) - 1)
 
 
+# A sentence naming one thing names what was used when it says what the thing is ("the infinite
+# dSprites dataset"; not "three EEG datasets").
+DATA_NOUN = re.compile(r"\b(dataset|benchmark|environment|suite|corpus)\b")
+
+
 def naming_sentence(paper) -> str:
     """The abstract's sentence naming the most things (datasets, benchmarks, models: "FIRE is
     evaluated on ... (CIFAR-10 with ResNet-18), ... (OpenWebText with GPT-0.1B) ..."), other
-    than the paper's own name; empty when none names two."""
+    than the paper's own name; empty when none names two, or one it calls a dataset or
+    benchmark ("the infinite dSprites dataset")."""
     own = {title_name(paper.title)}
     counted = [
         (len(set(names_in(s)) - own), s)
@@ -104,7 +110,7 @@ def naming_sentence(paper) -> str:
         if EVALUATED.search(s) and not NO_CONTENT.search(s)
     ]
     count, sentence = max(counted, key=lambda pair: pair[0], default=(0, ""))
-    return sentence if count >= 2 else ""
+    return sentence if count >= 2 or (count and DATA_NOUN.search(sentence)) else ""
 
 
 def shaped_papers(intent, sources: list[Source], described: float = 0.4) -> list[Source]:

@@ -3,6 +3,7 @@ Both are derived from the Chroma collection and rebuilt by `rag ingest`, never p
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -91,6 +92,13 @@ def build(
     shutil.rmtree(retired, ignore_errors=True)
 
 
+# A short acronym the abstract introduces as its own: "we introduce an end-to-end BraIn-to-Text
+# (BIT) framework" (not a field it abbreviates: "class-incremental learning (CIL)").
+INTRODUCED = re.compile(
+    r"\b(?:propos|introduc|present|develop|call|dub|coin|term)\w*\b[^.()]{0,60}\(([A-Z]{3,}s?)\)"
+)
+
+
 def method_names(papers: list[Paper]) -> dict[str, list[str]]:
     """Names a question may call a paper by: the name its title starts with ('AnaCP: ...'),
     and name-like words of its title and abstract ('DeltaZero') or names its abstract coins
@@ -99,6 +107,10 @@ def method_names(papers: list[Paper]) -> dict[str, list[str]]:
     for paper in papers:
         for name in name_tokens(f"{paper.title} {paper.abstract}") | coined_names(paper.abstract):
             names.setdefault(name, set()).add(paper.paper_id)
+    short = {name for paper in papers for name in INTRODUCED.findall(paper.abstract)} - set(names)
+    for name in short:  # "(BIT)": short, so the paper's own only if no other paper uses it
+        used = re.compile(rf"\b{name}\b")
+        names[name] = {p.paper_id for p in papers if used.search(f"{p.title} {p.abstract}")}
     distinctive = {name: pids for name, pids in names.items() if len(pids) == 1}
     for paper in papers:
         if name := title_name(paper.title):

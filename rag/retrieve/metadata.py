@@ -40,6 +40,15 @@ def words_key(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
+def title_head(paper: Paper) -> str | None:
+    """The words a question may call a paper by when its title is a phrase: the part before the
+    colon ("Learning from Algorithm Feedback"), or a short title whole ("Universal Sequence
+    Preconditioning"), three words or more."""
+    head, colon, _ = paper.title.partition(":")
+    words = words_key(head).split()
+    return " ".join(words) if 3 <= len(words) <= (12 if colon else 6) else None
+
+
 LABEL_CUES = {
     "area",
     "areas",
@@ -107,6 +116,9 @@ class MetadataIndex:
             n.casefold(): pid for n, pid in self.title_names.items() if n.casefold() not in GENERIC
         }
         self.title_name_of = {n.casefold(): n for n in self.title_names}
+        self.heads = {
+            f" {head} ": paper.paper_id for paper in papers if (head := title_head(paper))
+        }
         self.abstract_of = None
         self.is_word = None  # whether a lower-case name is an English word (the retriever's)
         for paper in papers:
@@ -169,6 +181,8 @@ class MetadataIndex:
         )
         if not as_written:  # "EvA vs MLES": a title's name and a name its paper introduces
             named += [pid for pid in self._typed(tokens, query) if pid not in named]
+        key = f" {words_key(query)} "  # "the main idea of [Reinforcement] Learning from Algorithm
+        named += [pid for head, pid in self.heads.items() if head in key and pid not in named]
         words = words_key(query).split()
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
