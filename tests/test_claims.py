@@ -77,6 +77,11 @@ def test_an_abstract_s_problem_contribution_and_result():
     assert found.problem.startswith("Existing resets are hard to tune")
     assert found.contribution.startswith("We propose REINIT")
     assert found.result.startswith("Experiments show")  # the code link is no result
+    outlook = REINIT.paper.abstract.replace(
+        "Code is", "Overall, our results highlight the potential of REINIT. Code is"
+    )
+    measured = REINIT.paper.model_copy(update={"abstract": outlook})
+    assert roles(measured).result.startswith("Experiments show")  # a measured result, not hopes
 
 
 def test_a_summary_is_the_paper_s_own_problem_method_and_result_each_cited():

@@ -42,6 +42,12 @@ RESULT = re.compile(
     r"state-of-the-art|speedups?|reduc\w* .{0,30}by|\d+(\.\d+)?\s?(%|x|×))",
     re.IGNORECASE,
 )
+# A result stated as a measured gain ("surpass ... by 5.9%", "up to 27\\%", "outperforms"), the one a
+# summary gives over a closing outlook ("our results highlight the potential of ...").
+MEASURED = re.compile(
+    r"\b(outperform\w*|surpass\w*|state-of-the-art|speedups?)\b|\d+(\.\d+)?[\s$}]*\\?(%|x\b|×)",
+    re.IGNORECASE,
+)
 PROBLEM = re.compile(
     r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remains?|struggl\w*|lack\w*|"
     r"difficult\w*|costly|bottleneck\w*|fail\w*|issue\w*|yet|despite|critical|important|crucial)\b",
@@ -68,13 +74,15 @@ class Roles(BaseModel):
 def roles(paper) -> Roles:
     """The sentence of the abstract that states the problem (before the contribution), the one
     that says what the paper proposes (the first "we propose / introduce ..." sentence, else the
-    first naming its method, else the second), and the last one reporting a result after it."""
+    first naming its method, else the second), and the last one reporting a result after it
+    (a measured one, when there is one)."""
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     if not sentences:
         return Roles()
     at = _contribution_index(sentences, title_name(paper.title))
     before = [s for s in sentences[:at] if PROBLEM.search(s)] or sentences[:at][:1]
     after = [s for s in sentences[at + 1 :] if RESULT.search(s)]
+    after = [s for s in after if MEASURED.search(s)] or after
     return Roles(
         problem=before[-1] if before else "",
         contribution=sentences[at],
