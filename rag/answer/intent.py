@@ -140,7 +140,8 @@ NAMES_ASK = re.compile(
 )
 COMPARISON_ASK = re.compile(
     r"\b(compar(e|ing|ison)|contrast|differ|differs|differences?|vs\.?|versus)\b"
-    r"|\bsimilarit(y|ies) between\b|\brelate to each other\b",
+    r"|\bsimilarit(y|ies) between\b|\brelate to each other\b|\bdifferent(ly)? from\b|"
+    r"\bdistinguish\w*",
     re.IGNORECASE,
 )
 
