@@ -180,3 +180,11 @@ def test_abbreviations_are_read_as_their_words_on_both_sides():
     words, pairs = words_of(paper)
     assert {"spike", "neural", "network", "snns"} <= words
     assert "spike network" in pairs  # one word apart
+
+
+def test_a_two_letter_abbreviation_is_a_topic_and_a_framing_word_is_no_condition():
+    from rag.answer.intent import spelled
+
+    assert spelled("any RL papers?") == "any reinforcement learning papers?"
+    assert classify("rl papers").topic == {"reinforc", "learn"}
+    assert classify("quantum ml stuff").topic == {"quantum"}  # ML names no topic here

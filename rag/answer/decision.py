@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from rag.answer.intent import DEFAULT, joined_compounds, pairs_of
+from rag.answer.intent import ABBREVIATIONS, DEFAULT, joined_compounds, pairs_of
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning
@@ -35,31 +35,6 @@ SIGNS = {
 }
 # Set by hand from typed typos ("gradeint", "atack", "continul"): shorter words have too many
 # near neighbours to correct; 0.8 is difflib's ratio for one letter swapped in a 5-letter stem.
-# How people abbreviate what abstracts spell out: a question's abbreviation is read as its words,
-# and a paper that uses an abbreviation uses its words too (abstracts spell most out once).
-ABBREVIATIONS = {
-    "net": "network",
-    "nets": "networks",
-    "nn": "neural network",
-    "nns": "neural networks",
-    "ml": "machine learning",
-    "dl": "deep learning",
-    "rl": "reinforcement learning",
-    "marl": "multi-agent reinforcement learning",
-    "llm": "large language model",
-    "llms": "large language models",
-    "lm": "language model",
-    "lms": "language models",
-    "gnn": "graph neural network",
-    "gnns": "graph neural networks",
-    "cnn": "convolutional neural network",
-    "cnns": "convolutional neural networks",
-    "rnn": "recurrent neural network",
-    "snn": "spiking neural network",
-    "snns": "spiking neural networks",
-    "nlp": "natural language processing",
-    "sgd": "stochastic gradient descent",
-}
 
 
 SPELLED = {short: stem_list(words) for key, words in ABBREVIATIONS.items() for short in stems(key)}
