@@ -79,6 +79,21 @@ def title_pattern(title: str) -> str:
     return re.escape(title).replace(r"\ ", r"\s+")
 
 
+# A sentence that says where the code is, not what the paper does ("Our code is available at").
+NO_CONTENT = re.compile(
+    r"https?://|\bcode (is|will be)\b|\bgithub\b|\bavailable at\b", re.IGNORECASE
+)
+ASKS_CODE = re.compile(
+    r"\b(code|github|repo\w*|available|open[- ]sourced?|url|link)\b", re.IGNORECASE
+)
+
+
+def answers_about(sentence: str, question: str) -> bool:
+    """Whether the sentence can answer the question: a code-link sentence only one asking for
+    the code (in any paper it names the method, so it is close to any question naming it)."""
+    return not NO_CONTENT.search(sentence) or bool(ASKS_CODE.search(question))
+
+
 def name_tokens(text: str) -> set[str]:
     """Words written like names of methods, models or datasets: 'AnaCP', 'DeltaZero', 'RFT-Inf',
     'SIGMA', 'ResNet-18' (a part with two capitals or more; a bare acronym needs four letters).

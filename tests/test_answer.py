@@ -582,3 +582,23 @@ def test_papers_compared_by_name_are_not_rejected_for_each_others_names(answerer
         answerer_with(backend=Quoting("FIRE", "AnaCP")), "How does FIRE differ from AnaCP?"
     )
     assert title_names(answer) == {"FIRE", "AnaCP"}
+
+
+@pytest.mark.parametrize(
+    "question, says",
+    [
+        ("At which venue did the TSENOR paper appear?", "NeurIPS 2025"),  # from the metadata
+        ("what venue is fire from", "ICLR 2026"),  # "fire" is the paper: a venue is asked
+        ("what's legacy's main result", "LEGACY"),  # the possessive names the paper
+    ],
+)
+def test_venue_and_possessive_questions_name_their_paper(extractive, question, says):
+    _, answer = run(extractive, question)
+    assert not answer.abstained and says in answer.text
+
+
+def test_a_code_link_answers_only_a_question_about_code(extractive):
+    _, answer = run(extractive, "how does tsenor find masks")
+    assert "github" not in answer.text and "TSENOR" in answer.text
+    _, code = run(extractive, "where is the tsenor code?")
+    assert "github.com" in code.text

@@ -19,7 +19,7 @@ def asked_paper(intent: Intent, sources: list[Source], relevant: bool) -> Source
     """The one paper the question is about: the only one it names (or its follow-up refers
     to); for a question about authors, the most relevant paper when the corpus answers."""
     named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
-    if intent.asks_authors and relevant and sources:
+    if (intent.asks_authors or intent.asks_venue) and relevant and sources:
         return (named or sources)[0]
     return named[0] if len(named) == 1 else None
 
@@ -65,12 +65,16 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
 
 
 def authors_answer(source: Source, draft: Draft) -> Answer:
-    """Who wrote the paper (and where it appeared), from its metadata, cited."""
+    """Who wrote the paper and where it appeared, from its metadata, cited."""
     paper = source.paper
-    if not paper.authors:
-        return not_stated(source, ["authors"], draft, [])
-    venue = f", {paper.venue}" if paper.venue else ""
-    text = f"{paper.title} is by {', '.join(paper.authors)}{venue}."
+    if paper.authors:
+        venue = f", {paper.venue}" if paper.venue else ""
+        text = f"{paper.title} is by {', '.join(paper.authors)}{venue}."
+    elif draft.intent.asks_venue and paper.venue:
+        text = f"{paper.title} appeared at {paper.venue}."
+    else:
+        text = f"The index has no author list for '{paper.title}' (its source gave none)."
+        return abstention(draft, [source], Reason.NOT_STATED, text=text)
     sentences = [AnswerSentence(text=text, citations=[1], support=1.0, supported=True)]
     citations = cite.renumber(sentences, [source])
     citations[0].evidence = metadata_sentence(paper)
@@ -107,4 +111,6 @@ def about_paper(
         return not_stated(
             source, details, draft, closest_sentences([source], intent.text, embedder)
         )
-    return authors_answer(source, draft) if intent.asks_authors else None
+    if intent.asks_venue and not source.paper.venue:
+        return not_stated(source, ["venue"], draft, [])
+    return authors_answer(source, draft) if intent.asks_authors or intent.asks_venue else None

@@ -6,7 +6,7 @@ import numpy as np
 from rag.answer.intent import Intent
 from rag.figures import answers_figure, figure_words
 from rag.models import Source
-from rag.sentences import split_sentences, stems
+from rag.sentences import answers_about, split_sentences, stems
 from rag.tuning import AnswerTuning
 
 
@@ -41,7 +41,8 @@ def best_sentences(
         for n, source in enumerate(sources, start=1)
         if not named or n in named
         for sentence in split_sentences(source.paper.abstract)
-        if counted is None or answers_figure(sentence, counted)
+        if (counted is None or answers_figure(sentence, counted))
+        and answers_about(sentence, question)
     ]
     if not candidates:
         return []

@@ -133,6 +133,12 @@ AUTHORS = re.compile(
     r"written by|whose (paper|work)|who'?s behind)\b",
     re.IGNORECASE,
 )
+# "At which venue did X appear?", "where was X published?": answered from the metadata too.
+VENUE = re.compile(
+    r"\b((which|what) (venue|conference)|venue (of|for|is)|published (at|in|where)|where (was|is|did)"
+    r"\b[^?]{0,60}\b(published|appear\w*|presented))\b",
+    re.IGNORECASE,
+)
 # Details researchers ask about a paper that abstracts rarely state, as stems ("What GPU ...",
 # "Under what license ...", "How long did training take, wall clock?"): asked of a paper whose
 # abstract never uses the word, the answer is that it does not state it.
@@ -245,6 +251,7 @@ class Intent(BaseModel):
     topic: set[str] = set()  # the stems of what it is about: its content words, frame aside
     pairs: set[str] = set()  # its neighbouring topic stems, "continu learn"
     asks_authors: bool = False
+    asks_venue: bool = False
     details: set[str] = set()  # details it asks that abstracts rarely state (DETAILS)
     shape: str | None = None  # "summary", "contribution", "comparison", "names" (shape_of)
 
@@ -302,6 +309,7 @@ def classify(
         topic=topic_of(spelled(text)),
         pairs=pairs_of(LIST_FRAME.sub(" ", spelled(text)), FRAME),
         asks_authors=bool(AUTHORS.search(text)),
+        asks_venue=bool(VENUE.search(text)),
         details=stems(text) & DETAILS,
         shape=shape_of(text),
     )

@@ -4,7 +4,7 @@ that shows it under the paper's title with its citation."""
 import numpy as np
 
 from rag.models import AnswerSentence, Source
-from rag.sentences import split_sentences
+from rag.sentences import answers_about, split_sentences
 from rag.text import defang
 
 
@@ -16,7 +16,10 @@ def most_relevant(sources: list[Source]) -> int:
 def closest_sentences(sources: list[Source], question: str, embedder) -> list[tuple[float, str]]:
     """Each source's abstract sentence closest to the question, with its cosine ((-1, "") for a
     source without text)."""
-    per_source = [split_sentences(s.paper.abstract) for s in sources]
+    per_source = [
+        [t for t in split_sentences(s.paper.abstract) if answers_about(t, question)]
+        for s in sources
+    ]
     flat = [sentence for sentences in per_source for sentence in sentences]
     if not flat:
         return [(-1.0, "")] * len(sources)

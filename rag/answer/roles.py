@@ -15,7 +15,7 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.naming import names_in
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
-from rag.sentences import split_sentences, title_name
+from rag.sentences import NO_CONTENT, split_sentences, title_name
 from rag.text import defang
 
 # "We propose ...", "This paper introduces ...", "To address this, we ...", "Our method ..."
@@ -57,9 +57,6 @@ PROBLEM = re.compile(
 EVALUATED = re.compile(
     r"\b(evaluat\w*|experiment\w*|benchmark\w*|datasets?|tested|tests|games?|"
     r"environments?|validat\w*|results? on|on (the )?[A-Z])",
-)
-NO_CONTENT = re.compile(
-    r"https?://|\bcode (is|will be)\b|\bgithub\b|\bavailable at\b", re.IGNORECASE
 )
 
 

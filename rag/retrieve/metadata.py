@@ -86,7 +86,7 @@ def introduces(abstract: str, name: str) -> bool:
 PAPER_CUES = re.compile(
     r"\b(papers?|method|approach|framework|vs\.?|versus|compar\w*|differ\w*|summar\w*|overview|"
     r"gist|tl;?\s?dr|explain|describe|propos\w*|contribut\w*|idea|datasets?|benchmarks?|"
-    r"evaluat\w*|authors?|wrote|about)\b",
+    r"evaluat\w*|authors?|wrote|venue|published|about)\b",
     re.IGNORECASE,
 )
 
@@ -146,7 +146,14 @@ class MetadataIndex:
             else:
                 continue
             word = self.is_word(key) if self.is_word else True
-            if token == name or looks_coined(name) or not word or PAPER_CUES.search(query):
+            possessive = re.search(rf"\b{re.escape(token)}['’]s\b", query)  # "legacy's result"
+            if (
+                token == name
+                or looks_coined(name)
+                or not word
+                or possessive
+                or PAPER_CUES.search(query)
+            ):
                 named.append(pid)
         return named
 
