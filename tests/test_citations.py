@@ -121,3 +121,8 @@ def test_choosing_among_papers_after_an_answer_that_named_one_goes_back_to_the_l
         "alpha-networks-for-graphs"
     }
     assert scope_of_follow_up("Which papers use graphs?", history, papers) is None
+    # a position counts in the list, not in the one-paper answer after it
+    assert scope_of_follow_up("compare the first two", history, papers) == both
+    assert scope_of_follow_up("summarize the second one", history, papers) == {
+        "beta-optimizers-revisited"
+    }

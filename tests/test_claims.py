@@ -54,6 +54,7 @@ PRICER = source(
         ("reinit key idea?", "contribution"),
         ("Break down the REINIT paper for me", "summary"),
         ("In a nutshell, what does REINIT do?", "summary"),  # the summary word wins
+        ("tell me about reinit", "summary"),
         ("Compare REINIT and PRICER", "comparison"),
         ("how does REINIT differ from PRICER?", "comparison"),
         ("REINIT vs PRICER", "comparison"),
@@ -68,6 +69,13 @@ PRICER = source(
 )
 def test_the_shape_an_answer_is_asked_for(question, shape):
     assert shape_of(question) == shape
+
+
+def test_a_follow_up_asking_its_own_question_does_not_inherit_the_earlier_shape():
+    asked = classify("what's the speedup", "tell me about REINIT what's the speedup")
+    assert asked.shape is None
+    carried = classify("and PRICER?", "summarize REINIT and PRICER?")
+    assert carried.shape == "summary"  # "and X?" asks for the same
 
 
 def test_a_summary_fragment_is_no_list():

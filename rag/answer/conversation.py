@@ -39,20 +39,20 @@ def standalone_question(
 def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str] | None:
     """When a follow-up refers back ("which of those ..."), the papers the previous answer
     named by title; None when it does not refer back or named none. A follow-up choosing
-    among papers ("And which one ...?") after an answer that named one chooses among the
-    papers of the latest answer that named several."""
+    among papers ("And which one ...?") or counting them ("the first two") after an answer
+    that named one refers to the latest answer that named several."""
     answers = [m.content for m in history if m.role == "assistant"]
     if not answers or not refers_back(question):
         return None
     titles = [(p.paper_id, normalize_text(p.title)) for p in papers if len(p.title) >= 12]
     scopes = (
-        {pid for pid, title in titles if title in normalize_text(text)}
+        ({pid for pid, title in titles if title in normalize_text(text)}, text)
         for text in reversed(answers)
     )
-    latest = next(scopes)
-    if chooses(question) and len(latest) == 1:
-        return next((scope for scope in scopes if len(scope) > 1), latest)
-    if picked := by_position(question, latest, titles, answers[-1]):
+    latest, answer = next(scopes)
+    if (chooses(question) or ORDINAL.search(question)) and len(latest) == 1:
+        latest, answer = next(((s, text) for s, text in scopes if len(s) > 1), (latest, answer))
+    if picked := by_position(question, latest, titles, answer):
         return picked
     return latest or None
 

@@ -151,7 +151,7 @@ institut univers uni compani fund grant sponsor repositori email review score pa
 # What the answer's shape is when the question asks for one (rag.answer.roles composes it).
 SUMMARY_ASK = re.compile(
     r"\b(summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|outline (the|this) (paper|work)|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
-    r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$"
+    r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$|^\s*tell me (more )?about\b"
     r"|\b(explain|describe|break ?down)\b[^?]{0,30}\b(paper|work|article)\b"
     r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
     r"plain)\b.*))?\s*\??$",
@@ -311,7 +311,7 @@ def classify(
         asks_authors=bool(AUTHORS.search(text)),
         asks_venue=bool(VENUE.search(text)),
         details=stems(text) & DETAILS,
-        shape=shape_of(text),
+        shape=shape_of(question) or (None if ASKS.search(question) else shape_of(text)),
     )
 
 
