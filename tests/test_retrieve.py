@@ -57,12 +57,13 @@ def test_authors_and_asked_for_labels_are_found_in_questions():
     assert index.mentioned("Is there a statistical learning theory of this?") == []
 
 
-def test_a_paper_called_by_its_title_name_is_what_the_question_is_about():
-    def paper(pid, title):
-        return Paper(
-            paper_id=pid, title=title, title_source="derived", abstract="x", source_file="f"
-        )
+def paper(pid: str, title: str, abstract: str = "x") -> Paper:
+    return Paper(
+        paper_id=pid, title=title, title_source="derived", abstract=abstract, source_file="f"
+    )
 
+
+def test_a_paper_called_by_its_title_name_is_what_the_question_is_about():
     fire, legacy = paper("p1", "FIRE: Balancing Plasticity"), paper("p2", "LEGACY: Compression")
     index = MetadataIndex([fire, legacy], {"FIRE": ["p1"], "LEGACY": ["p2"], "ImageNet": ["p2"]})
     assert index.mentioned("What top-1 accuracy does FIRE report on ImageNet?") == ["p1"]
@@ -71,20 +72,12 @@ def test_a_paper_called_by_its_title_name_is_what_the_question_is_about():
 
 
 def test_a_name_a_paper_introduces_is_the_subject_not_a_dataset_another_uses():
-    bridging = Paper(
-        paper_id="p1",
-        title="Bridging Arbitrary and Tree Metrics",
-        title_source="derived",
-        abstract="We introduce a framework, coined DeltaZero, that solves this problem.",
-        source_file="f",
+    bridging = paper(
+        "p1",
+        "Bridging Arbitrary and Tree Metrics",
+        "We introduce a framework, coined DeltaZero, that solves this problem.",
     )
-    legacy = Paper(
-        paper_id="p2",
-        title="LEGACY: Compression",
-        title_source="derived",
-        abstract="On ImageNet, LEGACY improves accuracy.",
-        source_file="f",
-    )
+    legacy = paper("p2", "LEGACY: Compression", "On ImageNet, LEGACY improves accuracy.")
     index = MetadataIndex([bridging, legacy], {"DeltaZero": ["p1"], "ImageNet": ["p2"]})
     index.abstract_of = {"p1": bridging.abstract, "p2": legacy.abstract}.get
     assert index.mentioned("What accuracy does DeltaZero reach on ImageNet?") == ["p1"]
@@ -94,16 +87,10 @@ def test_a_name_a_paper_introduces_is_the_subject_not_a_dataset_another_uses():
 def test_a_title_phrase_or_an_acronym_the_paper_introduces_names_it():
     from rag.index.bm25 import method_names
 
-    def paper(pid, title, abstract):
-        return Paper(
-            paper_id=pid, title=title, title_source="derived", abstract=abstract, source_file="f"
-        )
-
     bit = paper(
         "p1",
         "A neural model for speech decoding",
-        "We introduce a Brain-to-Text (BIT) "
-        "framework. It beats Proximal Policy Optimization (PPO).",
+        "We introduce a Brain-to-Text (BIT) framework. It beats Proximal Policy Optimization (PPO).",
     )
     laf = paper(
         "p2",

@@ -33,10 +33,7 @@ SIGNS = {
     "unknown": -1,
     "named": 1,
 }
-# Set by hand from typed typos ("gradeint", "atack", "continul"): shorter words have too many
-# near neighbours to correct; 0.8 is difflib's ratio for one letter swapped in a 5-letter stem.
-
-
+# Each abbreviation's stem, and the stems of its words ("gnns" -> graph neural network).
 SPELLED = {short: stem_list(words) for key, words in ABBREVIATIONS.items() for short in stems(key)}
 
 

@@ -3,6 +3,7 @@ a figure, a summary, a follow-up ...), the papers it names, the conditions a lis
 meet, the papers a follow-up refers back to. Every other module reads the `Intent`; none parses
 the question again. All the question's regular expressions live here."""
 
+import itertools
 import re
 from enum import StrEnum
 
@@ -149,18 +150,17 @@ institut univers uni compani fund grant sponsor repositori email review score pa
 
 
 # What the answer's shape is when the question asks for one (rag.answer.roles composes it).
+# A word that asks for a summary whatever else the question asks ("in a nutshell, what does X do?").
+SUMMARY_WORDS = (
+    r"summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|overview|tl;?\s?dr|gist|in a nutshell"
+)
+SUMMARY_WORD = re.compile(rf"\b({SUMMARY_WORDS})\b", re.IGNORECASE)
 SUMMARY_ASK = re.compile(
-    r"\b(summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|outline (the|this) (paper|work)|overview|tl;?\s?dr|gist|in a nutshell|high[- ]level|main points?)\b"
+    rf"\b({SUMMARY_WORDS}|outline (the|this) (paper|work)|high[- ]level|main points?)\b"
     r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$|^\s*tell me (more )?about\b"
     r"|\b(explain|describe|break ?down)\b[^?]{0,30}\b(paper|work|article)\b"
     r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
     r"plain)\b.*))?\s*\??$",
-    re.IGNORECASE,
-)
-# A word that asks for a summary whatever else the question asks.
-SUMMARY_WORD = re.compile(
-    r"\b(summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|overview|tl;?\s?dr|gist|"
-    r"in a nutshell)\b",
     re.IGNORECASE,
 )
 CONTRIBUTION_ASK = re.compile(
@@ -212,7 +212,7 @@ def shape_of(text: str) -> str | None:
         return "summary"  # "tldr the paper about pure vs mixed states"
     for shape, ask in (
         ("comparison", COMPARISON_ASK),
-        ("summary", SUMMARY_WORD),  # "in a nutshell, what does X do?" wants the summary
+        ("summary", SUMMARY_WORD),
         ("names", NAMES_ASK),
         ("contribution", CONTRIBUTION_ASK),
         ("summary", SUMMARY_ASK),
@@ -330,7 +330,7 @@ def pairs_of(text: str, leave_out=frozenset(), skip: bool = False) -> set[str]:
     the "spiking networks" a question asks about)."""
     words = [w for w in stem_list(text) if w not in leave_out]
     apart = zip(words, words[2:]) if skip else ()
-    return {f"{a} {b}" for a, b in [*zip(words, words[1:]), *apart]}
+    return {f"{a} {b}" for a, b in [*itertools.pairwise(words), *apart]}
 
 
 HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")
