@@ -188,3 +188,8 @@ def test_a_two_letter_abbreviation_is_a_topic_and_a_framing_word_is_no_condition
     assert spelled("any RL papers?") == "any reinforcement learning papers?"
     assert classify("rl papers").topic == {"reinforc", "learn"}
     assert classify("quantum ml stuff").topic == {"quantum"}  # ML names no topic here
+
+
+def test_a_four_letter_typo_is_corrected_and_a_generic_head_is_no_topic():
+    assert lexicon({"learn": 9, "feder": 2}).corrected({"feder", "lern"}) == {"feder", "learn"}
+    assert classify("evolutionary algos").topic == {"evolutionari"}  # "algorithms" frames
