@@ -19,7 +19,11 @@ MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
 
 # "the model folding paper": a description (no "the" inside) before a singular "paper".
 DESCRIBED = re.compile(
-    r"\bthe\s+((?:(?!the\b)[\w^+-]+\s+){0,5}?(?!the\b)[\w^+-]+)\s+(?:paper|work|article|study)\b(?!s)",
+    r"\bthe\s+((?:(?!the\b)[\w^+-]+\s+){0,5}?(?!the\b)[\w^+-]+)\s+(?:paper|work|article|study)\b(?!s)"
+    # "the paper on the complexity of ...", "the one about stealing what's on a screen": up to 12
+    # words, to the next comma, "and" or "vs"
+    r"|\bthe (?:paper|work|article|study|one) (?:on|about|that|which|where)\s+"
+    r"((?:(?!and\b|vs\b|versus\b|or\b)[\w^+'’-]+\s*){1,12})",
     re.IGNORECASE,
 )
 # Words that point into the conversation, not at a paper's subject ("the first paper").
@@ -131,9 +135,10 @@ class Retriever:
         it is clearly above every other's (`described_margin`)."""
         found = []
         for match in DESCRIBED.finditer(query):
-            if not stems(match.group(1)) - ORDINAL:
+            description = match.group(1) or match.group(2)
+            if not stems(description) - ORDINAL:
                 continue  # "the first paper", "the same work": the conversation's
-            hits = self._bm25(match.group(1), self.settings.retrieval.min_depth, None)
+            hits = self._bm25(description, self.settings.retrieval.min_depth, None)
             scores = sorted((score for _, score in hits.values()), reverse=True) + [0.0]
             if hits and scores[0] >= self.settings.retrieval.described_margin * scores[1]:
                 found.append(max(hits, key=lambda pid: hits[pid][1]))
