@@ -109,7 +109,7 @@ def test_a_paper_the_question_describes_is_the_one_it_asks_about(retriever):
     [described] = retriever.described("how is tsenor different from the model folding paper")
     assert retriever.catalog.get(described).title == folding
     assert folding in titles(retriever.search("what does the model folding paper show", 1))
-    [screen] = retriever.described("summary of the one about stealing whats on a screen, pls")
+    [screen] = retriever.described("tldr the one about reading a screen from light off walls?")
     assert retriever.catalog.get(screen).title.startswith("Physically-Guided Optical Inversion")
     assert retriever.described("what does the first paper say") == []  # the conversation's
     assert retriever.described("what does the learning paper say") == []  # many papers learn
