@@ -281,6 +281,8 @@ def test_the_label_says_what_wrote_the_answer_in_the_readers_words():
     assert render.badge(listed) == "list of papers · no model"
     local = Answer(question="q", text="t", backend="local", latency_s=3.14, ttft_s=1.0)
     assert render.badge(local) == "local model · 3.1 s"
+    venue = Answer(question="q", text="t", backend="metadata", latency_s=0.02, ttft_s=0.01)
+    assert render.badge(venue) == "the paper's metadata · no model"
     declined = Answer(question="q", text="t", backend="local", abstained=True, latency_s=0.01)
     assert render.badge(declined) == "declined before any model ran · no model"
     fallback = Answer(question="q", text="t", backend="extractive", fallback_from="local", ttft_s=2)

@@ -58,6 +58,7 @@ WRITERS = {
     "list": ("list of papers", False),
     "extractive": ("sentences from the abstracts", False),
     "abstract sentences": ("the papers' own sentences", False),  # summaries, comparisons
+    "metadata": ("the paper's metadata", False),  # who wrote it, where it appeared
     "local": ("local model", True),
     "openai": ("hosted model", True),
     "ollama": ("Ollama model", True),

@@ -78,6 +78,7 @@ def authors_answer(source: Source, draft: Draft) -> Answer:
     sentences = [AnswerSentence(text=text, citations=[1], support=1.0, supported=True)]
     citations = cite.renumber(sentences, [source])
     citations[0].evidence = metadata_sentence(paper)
+    draft = draft.model_copy(update={"backend": "metadata", "writer_is_model": False})
     return draft.answer(
         text=cite.render(sentences), citations=citations, sentences=sentences, sources=[source]
     )
