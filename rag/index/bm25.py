@@ -17,7 +17,8 @@ MANIFEST, CHUNK_IDS, CATALOG, NAMES = (
     "papers.jsonl",
     "names.json",
 )
-FORMAT = 3  # 2: names.json, 3: coined names; a new format rebuilds the index on the next ingest
+FORMAT = 4  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"); a new format
+# rebuilds the index on the next ingest
 
 
 def fingerprint(paper_hashes: dict[str, str]) -> str:
