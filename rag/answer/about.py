@@ -19,7 +19,7 @@ def asked_paper(intent: Intent, sources: list[Source], relevant: bool) -> Source
     """The one paper the question is about: the only one it names (or its follow-up refers
     to); for a question about authors, the most relevant paper when the corpus answers."""
     named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
-    if (intent.asks_authors or intent.asks_venue) and relevant and sources:
+    if intent.asks_metadata and relevant and sources:
         return (named or sources)[0]
     return named[0] if len(named) == 1 else None
 
@@ -114,4 +114,4 @@ def about_paper(
         )
     if intent.asks_venue and not source.paper.venue:
         return not_stated(source, ["venue"], draft, [])
-    return authors_answer(source, draft) if intent.asks_authors or intent.asks_venue else None
+    return authors_answer(source, draft) if intent.asks_metadata else None

@@ -264,6 +264,11 @@ class Intent(BaseModel):
         return spelled(subject if len(subject.split()) >= 2 else self.text)
 
     @property
+    def asks_metadata(self) -> bool:
+        """Whether the metadata answers it: who wrote the paper, where it appeared."""
+        return self.asks_authors or self.asks_venue
+
+    @property
     def scoped(self) -> bool:
         return bool(self.scope)
 
@@ -295,6 +300,7 @@ def classify(
     """The intent of `question`, whose standalone form is `text` (the question itself when it
     stands alone)."""
     text = text or question
+    written = spelled(text)  # "rl" as "reinforcement learning": stemming drops two letters
     return Intent(
         question=question,
         text=text,
@@ -305,9 +311,9 @@ def classify(
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
         figure=asked_figure(text),
-        conditions=conditions_of(spelled(text)),
-        topic=topic_of(spelled(text)),
-        pairs=pairs_of(LIST_FRAME.sub(" ", spelled(text)), FRAME),
+        conditions=conditions_of(written),
+        topic=topic_of(written),
+        pairs=pairs_of(LIST_FRAME.sub(" ", written), FRAME),
         asks_authors=bool(AUTHORS.search(text)),
         asks_venue=bool(VENUE.search(text)),
         details=stems(text) & DETAILS,

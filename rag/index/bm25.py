@@ -94,7 +94,9 @@ def build(
 
 
 # A short acronym the abstract introduces as its own: "we introduce an end-to-end BraIn-to-Text
-# (BIT) framework" (not a field it abbreviates: "class-incremental learning (CIL)").
+# (BIT) framework" (not a field it abbreviates: "class-incremental learning (CIL)"). Within 60
+# characters of the verb, read on the seeds: BIT and HTI are 35-50 away, while "we propose a
+# QNN model ... the universal approximation property (UAP)" (a property, not a name) is 95.
 INTRODUCED = re.compile(
     r"\b(?:propos|introduc|present|develop|call|dub|coin|term)\w*\b[^.()]{0,60}\(([A-Z]{3,}s?)\)"
 )

@@ -43,7 +43,9 @@ def words_key(text: str) -> str:
 def title_head(paper: Paper) -> str | None:
     """The words a question may call a paper by when its title is a phrase: the part before the
     colon ("Learning from Algorithm Feedback"), or a short title whole ("Universal Sequence
-    Preconditioning"), three words or more."""
+    Preconditioning"), three words or more. The limits are set by reading the seeds' titles:
+    their heads have 3-7 words, and whole titles of up to 6 ("Neural Collapse in Multi-Task
+    Learning") are what a reader types; longer ones read as sentences, not names."""
     head, colon, _ = paper.title.partition(":")
     words = words_key(head).split()
     return " ".join(words) if 3 <= len(words) <= (12 if colon else 6) else None
@@ -188,9 +190,9 @@ class MetadataIndex:
         )
         if not as_written:  # "EvA vs MLES": a title's name and a name its paper introduces
             named += [pid for pid in self._typed(tokens, query) if pid not in named]
-        key = f" {words_key(query)} "  # "the main idea of [Reinforcement] Learning from Algorithm
-        named += [pid for head, pid in self.heads.items() if head in key and pid not in named]
         words = words_key(query).split()
+        key = f" {' '.join(words)} "  # "the main idea of [Reinforcement] Learning from Algorithm
+        named += [pid for head, pid in self.heads.items() if head in key and pid not in named]
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
         counts: dict[str, int] = dict.fromkeys(named, 1)
