@@ -10,12 +10,13 @@ probability decides whether a prose answer is given and which papers a list cont
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
 
-from rag.answer.intent import ABBREVIATIONS, DEFAULT, joined_compounds, pairs_of
+from rag.answer.intent import ABBREVIATIONS, DEFAULT, joined_compounds, pairs_of, topic_words
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning
@@ -66,18 +67,31 @@ class Lexicon:
     """Inverse document frequencies of stemmed words over the index's chunks, and the corpus
     word a typo stands for."""
 
-    def __init__(self, frequencies, documents: int, vocabulary=(), tuning: AnswerTuning = DEFAULT):
+    def __init__(
+        self,
+        frequencies,
+        documents: int,
+        vocabulary=(),
+        tuning: AnswerTuning = DEFAULT,
+        is_word=lambda word: False,
+    ):
         self.frequencies, self.documents = frequencies, max(documents, 1)
         self.min_length, self.similarity = tuning.typo_min_length, tuning.typo_similarity
         self.vocabulary = sorted(w for w in vocabulary if len(w) >= self.min_length)
+        self.is_word = is_word
 
     def corrected(self, words: set[str]) -> set[str]:
         """The words, each one the corpus never uses replaced by the corpus word it is a likely
-        typo of ("gradeint" -> "gradient"; difflib ratio >= AnswerTuning.typo_similarity)."""
+        typo of ("gradeint" -> "gradient"; difflib ratio >= AnswerTuning.typo_similarity); not
+        a word in its own right (`is_word`: "flat" is not a typo of "float")."""
         import difflib
 
         spelled = {w: set(SPELLED[w]) for w in words if w in SPELLED}
-        unknown = {w for w, n in self.frequencies(words - set(spelled)).items() if n == 0}
+        unknown = {
+            w
+            for w, n in self.frequencies(words - set(spelled)).items()
+            if n == 0 and not self.is_word(w)
+        }
         fixed = {
             w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=self.similarity)
             for w in unknown
@@ -101,6 +115,16 @@ def words_of(source: Source) -> tuple[set[str], set[str]]:
     text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
     words, pairs = stems(text) | joined_compounds(text), pairs_of(text, skip=True)
     return words.union(*(SPELLED.get(w, ()) for w in words)), pairs | spelled_pairs(pairs)
+
+
+def uses_words(source: Source, words: list[str]) -> bool:
+    """Whether the paper's title or abstract uses each word as written, give or take an
+    ending ("federated" in "federated settings", "adam" in "AdamW"; not "continual" in
+    "continuous", which the stems conflate)."""
+    text = f"{source.paper.title} {source.paper.abstract}".lower()
+    return bool(words) and all(
+        re.search(rf"\b{re.escape(w.removesuffix('s'))}", text) for w in words
+    )
 
 
 def phrase_share(topic: set[str], pairs: set[str], words: set[str], own_pairs: set[str]) -> float:
@@ -179,8 +203,13 @@ class Relevance:
         index = self.retriever.lexical
         if getattr(self, "_lexicon_of", None) is not index:
             self._lexicon_of = index
+            names = stems(" ".join(a for p in index.papers for a in p.authors))
             self._lexicon = Lexicon(
-                index.document_frequencies, len(index.chunk_ids), index.vocabulary, self.tuning
+                index.document_frequencies,
+                len(index.chunk_ids),
+                index.vocabulary - names,  # "medic" is no typo of "Mehdi"
+                self.tuning,
+                self.retriever.metadata.is_word,
             )
         return self._lexicon
 
@@ -198,11 +227,13 @@ class Relevance:
     def listable(self, intent, sources: list[Source]) -> list[bool]:
         """Per source, whether a list could hold it: it has `list_phrases` of the question's
         neighbouring topic words side by side (every topic word, for a one-word topic), as
-        `features` counts "phrases" — known from its words alone, before any vector is read."""
-        topic = self.lexicon.corrected(intent.topic)
+        `features` counts "phrases", or uses each of its words as written (`uses_words`) —
+        known from its words alone, before any vector is read."""
+        topic, words = self.lexicon.corrected(intent.topic), topic_words(intent.text)
         return [
             phrase_share(topic, spelled_pairs(intent.pairs), *words_of(source))
             >= self.tuning.list_phrases
+            or uses_words(source, words)
             for source in sources
         ]
 

@@ -334,9 +334,16 @@ def pairs_of(text: str, leave_out=frozenset(), skip: bool = False) -> set[str]:
     a phrase is matched as a phrase, not as two words anywhere ("continuous ... learning");
     with `skip`, also those one word apart, as a paper's pairs ("spiking neural networks" has
     the "spiking networks" a question asks about)."""
-    words = [w for w in stem_list(text) if w not in leave_out]
-    apart = zip(words, words[2:]) if skip else ()
-    return {f"{a} {b}" for a, b in [*itertools.pairwise(words), *apart]}
+    pairs = set()
+    for part in ALTERNATIVES.split(text):  # "adam / adamw", "x or y", "a, b": not a phrase
+        words = [w for w in stem_list(part) if w not in leave_out]
+        apart = zip(words, words[2:]) if skip else ()
+        pairs |= {f"{a} {b}" for a, b in [*itertools.pairwise(words), *apart]}
+    return pairs
+
+
+# What separates alternatives or items of a list: words on either side make no phrase.
+ALTERNATIVES = re.compile(r"[/,;()?]|\bor\b", re.IGNORECASE)
 
 
 HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")
@@ -366,9 +373,18 @@ def in_english(question: str, tuning: AnswerTuning = DEFAULT) -> bool:
 
 
 def conditions_of(question: str) -> list[str]:
-    """The conditions a list question sets: its parts with two or more content words."""
+    """The conditions a list question sets: its parts with two or more content words, framing
+    words aside ("gnn stuff" sets none)."""
     parts = CONDITION_SPLIT.split(LIST_FRAME.sub(" ", FOLLOW_UP_FRAME.sub(" ", question)))
-    return [part.strip() for part in parts if len(stems(part)) >= 2]
+    return [part.strip() for part in parts if len(stems(part) - FRAME) >= 2]
+
+
+def topic_words(text: str) -> list[str]:
+    """The question's topic words as written, lower case ("federated", "learning"): those
+    whose stems are its topic."""
+    topic = topic_of(text)
+    words = re.findall(r"[a-z0-9]+", LIST_FRAME.sub(" ", text).lower())
+    return [w for w in dict.fromkeys(words) if stems(w) and stems(w) <= topic]
 
 
 def refers_back(question: str) -> bool:

@@ -5,12 +5,12 @@ sentence of the paper it cites."""
 
 import numpy as np
 
-from rag.answer.decision import FEATURES
-from rag.answer.intent import Intent
+from rag.answer.decision import FEATURES, spelled_out, uses_words, words_of
+from rag.answer.intent import FRAME, Intent, topic_words
 from rag.answer.lines import closest_sentences, list_line
 from rag.answer.support import unknown_names
 from rag.models import Source
-from rag.sentences import evidence_sentences, metadata_sentence, stems
+from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning
 
 
@@ -28,18 +28,24 @@ def meets(
     for source, own in zip(sources, texts):
         closest = (wanted @ rest[offset : offset + len(own)].T).max(axis=1)
         offset += len(own)
-        words = stems(" ".join(own))
+        words = words_of(source)[0]
         verdicts.append(
             all(
                 (
                     cosine >= tuning.condition_similarity
-                    or 2 * len(stems(condition) & words) >= len(stems(condition))
+                    or 2 * len(condition_words(condition) & words)
+                    >= len(condition_words(condition))
                 )
                 and not unknown_names(condition, [source])  # "... on Intel Loihi chips"
                 for condition, cosine in zip(conditions, closest)
             )
         )
     return verdicts
+
+
+def condition_words(condition: str) -> set[str]:
+    """The condition's content stems, framing words aside and abbreviations spelled out."""
+    return set(spelled_out(stem_list(condition))) - FRAME
 
 
 def relevant_papers(
@@ -101,7 +107,11 @@ def decided(
     rates = [float(p) for p in decision.probabilities(rows)]
     phrases = rows[:, FEATURES.index("phrases")] >= tuning.list_phrases
     met = meets(sources, intent.conditions, embedder, tuning)
-    return [r >= decision.threshold and p and m for r, p, m in zip(rates, phrases, met)], rates
+    words = topic_words(intent.text)
+    sure = [r >= tuning.list_sure and uses_words(s, words) for s, r in zip(sources, rates)]
+    return [
+        r >= decision.threshold and (p or u) and m for r, p, u, m in zip(rates, phrases, sure, met)
+    ], rates
 
 
 def deep_enough(accepted: list[bool], depth: int) -> bool:
