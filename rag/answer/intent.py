@@ -86,7 +86,7 @@ FRAME = set(
 tell know want need find search topic interest help give explain describ summar overview here
 corpus collect abstract articl public thing stuff pleas kind sort exist compar contrast versus
 tldr wrote written author explicit anywher specif actual realli mainli particular current
-exact abt make algorithm algo techniqu""".split()
+exact abt make algorithm algo techniqu analyz tri attempt reli take""".split()
 )
 
 
