@@ -285,3 +285,20 @@ def test_names_an_abstract_only_counts_are_said_not_to_be_named():
 def test_a_typed_dataset_name_with_digits_is_a_name():
     assert names_in("anacp results on cifar-100") == ["cifar-100"]
     assert "cifar-100" in ungrounded("It reaches 90% on cifar-100.", [REINIT])
+
+
+def test_a_kind_the_abstract_speaks_of_without_names_is_said_not_to_be_named():
+    from rag.answer.about import unnamed
+
+    counted = source(
+        3, "EEGNET: Decoding", "We propose EEGNET. It is validated on three EEG datasets."
+    )
+    named = source(
+        4, "NAMER: Data", "We propose NAMER. It is validated on the TUH and SEED datasets."
+    )
+    elsewhere = source(5, "ELSE: Data", "We propose ELSE. We evaluate it on ResNet-18.")
+    intent = classify("which eeg datasets did they test on")
+    assert unnamed(intent, counted) == ["datasets"]
+    assert unnamed(intent, named) == []
+    assert unnamed(intent, elsewhere) == []  # no sentence speaks of datasets: not decided here
+    assert unnamed(classify("which models were checked"), counted) == []

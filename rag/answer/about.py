@@ -12,7 +12,7 @@ from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
-from rag.sentences import metadata_sentence, stems
+from rag.sentences import metadata_sentence, split_sentences, stems
 
 
 def asked_paper(intent: Intent, sources: list[Source], relevant: bool) -> Source | None:
@@ -64,6 +64,35 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     return [match.group("what")]
 
 
+# "Which EEG datasets did they test on?", "what backbone does X use": asks for the names of
+# things of a kind. Words written from the kinds of names abstracts give, not from any question;
+# not "models" or "tasks", words abstracts use for much besides the things they name ("model
+# folding").
+KIND_ASKED = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,3}?(?P<kind>datasets?|benchmarks?|games?|"
+    r"environments?|baselines?|backbones?|architectures?|languages?|species|metrics?|llms?|"
+    r"gpus?|solvers?|simulators?)\b",
+    re.IGNORECASE,
+)
+
+
+def unnamed(intent: Intent, source: Source) -> list[str]:
+    """The kind of thing a "which <kind>" question asks the names of ("EEG datasets"), when the
+    paper's sentences that speak of that kind name none ("Validated on three EEG datasets"):
+    names the question gives itself and the paper's own names aside. Empty when they name some,
+    or when no sentence speaks of the kind (the names may stand elsewhere: "on ResNet-18")."""
+    match = KIND_ASKED.search(intent.text)
+    if not match:
+        return []
+    kind = stems(match.group("kind"))
+    own = {n.casefold() for n in names_in(source.paper.title)} | set(
+        re.findall(r"[\w-]+", intent.question.casefold())
+    )
+    speaking = [s for s in split_sentences(source.paper.abstract) if kind <= stems(s)]
+    named = [n for s in speaking for n in names_in(s) if n.casefold() not in own]
+    return [match.group("kind")] if speaking and not named else []
+
+
 def authors_answer(source: Source, draft: Draft) -> Answer:
     """Who wrote the paper and where it appeared, from its metadata, cited."""
     paper = source.paper
@@ -84,13 +113,15 @@ def authors_answer(source: Source, draft: Draft) -> Answer:
     )
 
 
-def not_stated(source: Source, details: list[str], draft: Draft, closest: list) -> Answer:
+def not_stated(
+    source: Source, details: list[str], draft: Draft, closest: list, says: str = ""
+) -> Answer:
     """The reply when the abstract does not state what is asked: which paper, what it does not
-    state, and the sentence that comes closest."""
+    state (or what it `says` it does not: "does not name the datasets"), and the sentence that
+    comes closest."""
     asked = " or ".join(f"'{word}'" for word in details)
-    text = (
-        f"The abstract of '{source.paper.title}' does not state that (it never mentions {asked})."
-    )
+    says = says or f"does not state that (it never mentions {asked})"
+    text = f"The abstract of '{source.paper.title}' {says}."
     if closest and closest[0][1]:
         text += f' The closest it comes: "{closest[0][1]}"'
     return abstention(draft, [source], Reason.NOT_STATED, text=text)
@@ -112,6 +143,9 @@ def about_paper(
         return not_stated(
             source, details, draft, closest_sentences([source], intent.text, embedder)
         )
+    if kind := unnamed(intent, source):
+        closest = closest_sentences([source], intent.text, embedder)
+        return not_stated(source, kind, draft, closest, f"does not name the {kind[0]}")
     if intent.asks_venue and not source.paper.venue:
         return not_stated(source, ["venue"], draft, [])
     return authors_answer(source, draft) if intent.asks_metadata else None
