@@ -193,3 +193,17 @@ def test_a_two_letter_abbreviation_is_a_topic_and_a_framing_word_is_no_condition
 def test_a_four_letter_typo_is_corrected_and_a_generic_head_is_no_topic():
     assert lexicon({"learn": 9, "feder": 2}).corrected({"feder", "lern"}) == {"feder", "learn"}
     assert classify("evolutionary algos").topic == {"evolutionari"}  # "algorithms" frames
+
+
+def test_an_abbreviation_the_corpus_defines_is_read_as_its_words_and_words_are_no_typos():
+    frequencies = {"pinn": 1, "physic": 2, "inform": 2, "neural": 5, "network": 5, "float": 3}
+    words = Lexicon(
+        lambda ws: {w: frequencies.get(w, 0) for w in ws},
+        10,
+        frequencies,
+        is_word=lambda w: w == "flat",
+        defined={"pinn": ["physic", "inform", "neural", "network"]},
+    )
+    assert words.corrected({"pinn"}) == {"physic", "inform", "neural", "network"}
+    assert words.corrected({"pinn"}, defined=False) == {"pinn"}  # a premise is read as written
+    assert words.corrected({"flat"}) == {"flat"}  # an English word, not a typo of "float"

@@ -104,6 +104,20 @@ def test_a_title_phrase_or_an_acronym_the_paper_introduces_names_it():
     assert index.mentioned("what does BIT decode?") == ["p1"]
 
 
+def test_an_abbreviation_another_paper_spells_out_names_no_paper():
+    from rag.index.bm25 import abbreviations, method_names
+
+    sep = paper("p1", "Separable nets", "Uses include physics-informed neural networks (PINNs).")
+    newton = paper("p2", "A Newton method", "We train physics informed neural networks.")
+    fire = paper("p3", "FIRE: resets", "We propose Frobenius-Isometry REinitialization (FIRE).")
+    odd = paper("p4", "Odd", "A tool (XYZ) whose letters spell nothing before it.")
+    # FIRE's initials are not "fire" (it capitalises "REinitialization"): no abbreviation
+    assert abbreviations([sep, newton, fire, odd]) == {"pinn": "physics informed neural networks"}
+    names = method_names([sep, newton, fire])
+    assert "PINNs" not in names and names["FIRE"] == ["p3"]
+    assert method_names([sep])["PINNs"] == ["p1"]  # spelled out by no other paper: its own
+
+
 def test_a_paper_the_question_describes_is_the_one_it_asks_about(retriever):
     folding = "Cut Less, Fold More: Model Compression through the Lens of Projection Geometry"
     [described] = retriever.described("how is tsenor different from the model folding paper")

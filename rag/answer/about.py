@@ -56,7 +56,7 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     match = USES.search(intent.text)
     if not match or lexicon is None:
         return []
-    asked = lexicon.corrected(stems(match.group("what")))
+    asked = lexicon.corrected(stems(match.group("what")), defined=False)  # "ppo": as written
     frequencies = lexicon.frequencies(asked)
     informative = {w for w in asked if frequencies[w] <= common * lexicon.documents}
     if not informative or informative & words_of(source)[0]:

@@ -74,19 +74,24 @@ class Lexicon:
         vocabulary=(),
         tuning: AnswerTuning = DEFAULT,
         is_word=lambda word: False,
+        defined: dict[str, list[str]] | None = None,
     ):
         self.frequencies, self.documents = frequencies, max(documents, 1)
         self.min_length, self.similarity = tuning.typo_min_length, tuning.typo_similarity
         self.vocabulary = sorted(w for w in vocabulary if len(w) >= self.min_length)
         self.is_word = is_word
+        self.spelled = {**(defined or {}), **SPELLED}  # the corpus's abbreviations, then ours
 
-    def corrected(self, words: set[str]) -> set[str]:
-        """The words, each one the corpus never uses replaced by the corpus word it is a likely
-        typo of ("gradeint" -> "gradient"; difflib ratio >= AnswerTuning.typo_similarity); not
-        a word in its own right (`is_word`: "flat" is not a typo of "float")."""
+    def corrected(self, words: set[str], defined: bool = True) -> set[str]:
+        """The words, each abbreviation replaced by its words (ABBREVIATIONS and, when
+        `defined`, those the corpus defines: "pinn" -> "physics informed neural network"), each
+        one the corpus never uses by the corpus word it is a likely typo of ("gradeint" ->
+        "gradient"; difflib ratio >= AnswerTuning.typo_similarity) unless it is a word in its
+        own right (`is_word`: "flat" is not a typo of "float")."""
         import difflib
 
-        spelled = {w: set(SPELLED[w]) for w in words if w in SPELLED}
+        abbreviations = self.spelled if defined else SPELLED
+        spelled = {w: set(abbreviations[w]) for w in words if w in abbreviations}
         unknown = {
             w
             for w, n in self.frequencies(words - set(spelled)).items()
@@ -188,6 +193,18 @@ class Decision(BaseModel):
         return 1.0 / (1.0 + np.exp(-(z + self.bias)))
 
 
+def defined_abbreviations(index, is_word) -> dict[str, list[str]]:
+    """The abbreviations the index's abstracts define ("PINNs"), as stems of their words; not
+    a paper's own name ("SIGMA") nor an English word ("CLIP" would spell out "clipping")."""
+    own = {name.lower() for name in index.names}
+    return {
+        short: stem_list(words)
+        for key, words in index.abbreviations.items()
+        for short in stems(key)
+        if key not in own and f"{key}s" not in own and not is_word(key)
+    }
+
+
 class Relevance:
     """Rates retrieved papers for a question with the bundled decision."""
 
@@ -204,12 +221,14 @@ class Relevance:
         if getattr(self, "_lexicon_of", None) is not index:
             self._lexicon_of = index
             names = stems(" ".join(a for p in index.papers for a in p.authors))
+            is_word = self.retriever.metadata.is_word or (lambda word: False)
             self._lexicon = Lexicon(
                 index.document_frequencies,
                 len(index.chunk_ids),
                 index.vocabulary - names,  # "medic" is no typo of "Mehdi"
                 self.tuning,
-                self.retriever.metadata.is_word,
+                is_word,
+                defined_abbreviations(index, is_word),
             )
         return self._lexicon
 

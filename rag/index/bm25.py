@@ -11,14 +11,15 @@ from rag.errors import StoreError
 from rag.models import Paper
 from rag.sentences import coined_names, name_tokens, title_name
 
-MANIFEST, CHUNK_IDS, CATALOG, NAMES = (
+MANIFEST, CHUNK_IDS, CATALOG, NAMES, ABBREVIATIONS = (
     "manifest.json",
     "chunk_ids.json",
     "papers.jsonl",
     "names.json",
+    "abbreviations.json",
 )
-FORMAT = 4  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"); a new format
-# rebuilds the index on the next ingest
+FORMAT = 5  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"), 5: the corpus's
+# abbreviations ("PINNs"); a new format rebuilds the index on the next ingest
 
 
 def fingerprint(paper_hashes: dict[str, str]) -> str:
@@ -80,6 +81,7 @@ def build(
         for paper in papers:
             catalog.write(paper.model_dump_json(exclude={"abstract"}) + "\n")
     (staging / NAMES).write_text(json.dumps(method_names(papers)))
+    (staging / ABBREVIATIONS).write_text(json.dumps(abbreviations(papers)))
     (staging / MANIFEST).write_text(
         json.dumps(
             {"fingerprint": fingerprint(paper_hashes), "chunks": len(rows), "papers": len(papers)}
@@ -102,6 +104,39 @@ INTRODUCED = re.compile(
 )
 
 
+# An abbreviation an abstract defines: "physics-informed neural networks (PINNs)".
+DEFINED = re.compile(r"\(([A-Z][A-Za-z]*[A-Z])(s?)\)")
+
+
+def long_form(before: str, letters: str) -> str | None:
+    """The words just before an abbreviation whose initials spell it, lower case
+    ("... and physics-informed neural networks", "pinn" -> "physics informed neural
+    networks"); None when they do not."""
+    words = re.findall(r"[A-Za-z]+", before.split("(")[-1])[-2 * len(letters) :]
+    for start in range(len(words) - 1, -1, -1):
+        if "".join(w[0] for w in words[start:]).lower() == letters:
+            return " ".join(words[start:]).lower()
+    return None
+
+
+def abbreviations(papers: list[Paper]) -> dict[str, str]:
+    """The abbreviations the corpus's abstracts define, each with its words: {"pinn":
+    "physics informed neural networks", "fl": "federated learning"}; one defined two ways is
+    left out."""
+    found: dict[str, set[str]] = {}
+    for paper in papers:
+        for match in DEFINED.finditer(paper.abstract):
+            letters = match.group(1).lower()
+            if words := long_form(paper.abstract[: match.start()], letters):
+                found.setdefault(letters, set()).add(words)
+    return {short: words.pop() for short, words in sorted(found.items()) if len(words) == 1}
+
+
+def spelled_in(text: str, words: str) -> bool:
+    """Whether the text uses the words, hyphens or not ("physics-informed neural network")."""
+    return words in " ".join(re.findall(r"[a-z]+", text.lower()))
+
+
 def method_names(papers: list[Paper]) -> dict[str, list[str]]:
     """Names a question may call a paper by: the name its title starts with ('AnaCP: ...'),
     and name-like words of its title and abstract ('DeltaZero') or names its abstract coins
@@ -114,6 +149,9 @@ def method_names(papers: list[Paper]) -> dict[str, list[str]]:
     for name in short:  # "(BIT)": short, so the paper's own only if no other paper uses it
         used = re.compile(rf"\b{name}\b")
         names[name] = {p.paper_id for p in papers if used.search(f"{p.title} {p.abstract}")}
+    for short, words in abbreviations(papers).items():  # "PINNs": theirs too who spell it out
+        for name in [n for n in names if n.lower().removesuffix("s") == short]:
+            names[name] |= {p.paper_id for p in papers if spelled_in(p.abstract, words)}
     distinctive = {name: pids for name, pids in names.items() if len(pids) == 1}
     for paper in papers:
         if name := title_name(paper.title):
@@ -145,6 +183,10 @@ class BM25Index:
         ]
         names = directory / NAMES
         self.names: dict[str, list[str]] = json.loads(names.read_text()) if names.is_file() else {}
+        defined = directory / ABBREVIATIONS
+        self.abbreviations: dict[str, str] = (
+            json.loads(defined.read_text()) if defined.is_file() else {}
+        )
         self.model = None
         if self.chunk_ids:
             import bm25s
