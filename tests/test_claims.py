@@ -302,3 +302,10 @@ def test_a_kind_the_abstract_speaks_of_without_names_is_said_not_to_be_named():
     assert unnamed(intent, named) == []
     assert unnamed(intent, elsewhere) == []  # no sentence speaks of datasets: not decided here
     assert unnamed(classify("which models were checked"), counted) == []
+
+
+def test_contrastive_is_a_topic_and_by_contrast_asks_no_comparison():
+    assert classify("contrastive learning papers").topic == {"contrast", "learn"}
+    assert classify("contrast FIRE with AnaCP").topic == {"fire", "anacp"}
+    assert classify("summarize equivariance by contrast").shape == "summary"
+    assert classify("compare and contrast FIRE and AnaCP").shape == "comparison"

@@ -65,6 +65,16 @@ ONE_PAPER = re.compile(
     r"\b(which|what|is there|any|has anyone)\b[^?]{0,40}?\b(paper|work|study|article|one)\b(?![-\w])",
     re.IGNORECASE,
 )
+# "Contrast X with Y", "compare and contrast": the verb frames the question; "contrastive
+# learning" (the same stem) is a topic.
+CONTRAST = re.compile(r"^\s*contrast\b|\bcompare\s+and\s+contrast\b", re.IGNORECASE)
+
+
+def unframed(text: str) -> str:
+    """The question without its list frame ("which papers") or a framing "contrast"."""
+    return CONTRAST.sub(" ", LIST_FRAME.sub(" ", text))
+
+
 # Follow-ups: words that point back at the conversation.
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
@@ -84,7 +94,7 @@ CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
 FRAME = set(
     """anyth someth deal involv discuss focus concern cover mention explor investig examin look
 tell know want need find search topic interest help give explain describ summar overview here
-corpus collect abstract articl public thing stuff pleas kind sort exist compar contrast versus
+corpus collect abstract articl public thing stuff pleas kind sort exist compar versus
 tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take""".split()
 )
@@ -183,7 +193,7 @@ NAMES_ASK = re.compile(
     re.IGNORECASE,
 )
 COMPARISON_ASK = re.compile(
-    r"\b(compar(e|ing|ison)|contrast|differ|differs|differences?|vs\.?|versus)\b"
+    r"\b(compar(e|ing|ison)|(?<!by )(?<!in )contrast|differ|differs|differences?|vs\.?|versus)\b"
     r"|\bsimilarit(y|ies) between\b|\brelate to each other\b|\bdifferent(ly)? from\b|"
     r"\bdistinguish\w*",
     re.IGNORECASE,
@@ -313,7 +323,7 @@ def classify(
         figure=asked_figure(text),
         conditions=conditions_of(written),
         topic=topic_of(written),
-        pairs=pairs_of(LIST_FRAME.sub(" ", written), FRAME),
+        pairs=pairs_of(unframed(written), FRAME),
         asks_authors=bool(AUTHORS.search(text)),
         asks_venue=bool(VENUE.search(text)),
         details=stems(text) & DETAILS,
@@ -325,7 +335,7 @@ def topic_of(text: str) -> set[str]:
     """The stems of what the question is about: its content words without a list frame
     ("which papers"), question words or framing verbs ("deal with", "anything on"); a
     hyphenated compound counts as one word too ("trade-off" is "tradeoff")."""
-    text = LIST_FRAME.sub(" ", text)
+    text = unframed(text)
     return (stems(text) | joined_compounds(text)) - FRAME
 
 
@@ -375,7 +385,7 @@ def in_english(question: str, tuning: AnswerTuning = DEFAULT) -> bool:
 def conditions_of(question: str) -> list[str]:
     """The conditions a list question sets: its parts with two or more content words, framing
     words aside ("gnn stuff" sets none)."""
-    parts = CONDITION_SPLIT.split(LIST_FRAME.sub(" ", FOLLOW_UP_FRAME.sub(" ", question)))
+    parts = CONDITION_SPLIT.split(unframed(FOLLOW_UP_FRAME.sub(" ", question)))
     return [part.strip() for part in parts if len(stems(part) - FRAME) >= 2]
 
 
@@ -383,7 +393,7 @@ def topic_words(text: str) -> list[str]:
     """The question's topic words as written, lower case ("federated", "learning"): those
     whose stems are its topic."""
     topic = topic_of(text)
-    words = re.findall(r"[a-z0-9]+", LIST_FRAME.sub(" ", text).lower())
+    words = re.findall(r"[a-z0-9]+", unframed(text).lower())
     return [w for w in dict.fromkeys(words) if stems(w) and stems(w) <= topic]
 
 
