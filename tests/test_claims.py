@@ -309,3 +309,13 @@ def test_contrastive_is_a_topic_and_by_contrast_asks_no_comparison():
     assert classify("contrast FIRE with AnaCP").topic == {"fire", "anacp"}
     assert classify("summarize equivariance by contrast").shape == "summary"
     assert classify("compare and contrast FIRE and AnaCP").shape == "comparison"
+
+
+def test_a_comparison_of_a_described_group_says_how_many_it_compares():
+    from rag.answer.intent import compared_group
+
+    assert compared_group("How do the two quantum papers in this collection differ?") == 2
+    assert compared_group("compare the pruning papers") == 3
+    assert compared_group("Which papers compare Adam with SGD?") is None  # a list
+    assert compared_group("compare AnaCP and FIRE") is None  # named, not described
+    assert classify("how do the two quantum papers differ").topic == {"quantum"}

@@ -94,8 +94,8 @@ CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
 FRAME = set(
     """anyth someth deal involv discuss focus concern cover mention explor investig examin look
 tell know want need find search topic interest help give explain describ summar overview here
-corpus collect abstract articl public thing stuff pleas kind sort exist compar versus
-tldr wrote written author explicit anywher specif actual realli mainli particular current
+corpus collect abstract articl public thing stuff pleas kind sort exist compar versus differ what
+between tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take""".split()
 )
 
@@ -198,6 +198,27 @@ COMPARISON_ASK = re.compile(
     r"\bdistinguish\w*",
     re.IGNORECASE,
 )
+
+
+# A comparison of papers the question describes as a group: "how do the two quantum papers
+# differ", "compare the pruning papers" (not "which papers compare X with Y", a list).
+GROUP = re.compile(
+    r"\b(?:the|both|these)\s+(?:(?P<count>two|three|four|[234])\s+)?(?:[\w-]+\s+){0,5}?"
+    r"(?:papers|works|studies)\b",
+    re.IGNORECASE,
+)
+NUMBERS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+
+
+def compared_group(text: str) -> int | None:
+    """How many papers a comparison of a described group compares ("the two quantum papers":
+    2; "the pruning papers": up to 3); None when it names no group or asks for a list."""
+    match = GROUP.search(text)
+    if not match or re.match(
+        r"\s*(which|list|name|find|show|are there|any)\b", text, re.IGNORECASE
+    ):
+        return None
+    return NUMBERS.get((match.group("count") or "").lower(), 3)
 
 
 # What asks for the shape, not what it is about: "Can you summarize the paper that ...".

@@ -14,7 +14,7 @@ from rag.answer.conversation import Page, next_page, scope_of_follow_up, standal
 from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
-from rag.answer.intent import Intent, carries_on, classify, in_english
+from rag.answer.intent import Intent, carries_on, classify, compared_group, in_english
 from rag.answer.language import ENGLISH_ONLY
 from rag.answer.listing import (
     accepted_papers,
@@ -148,6 +148,13 @@ class Answerer:
         calibrated = self.tuning.decision == "calibrated" and not intent.scoped
         if not sources and filters and filters.active() and not intent.scoped:
             yield from shown(self._abstain(draft, [], Reason.FILTERS, text=no_match(filters)))
+        elif (
+            intent.shape == "comparison"
+            and calibrated
+            and sources
+            and (answer := self._group_compared(intent, draft, filters, mode))
+        ):
+            yield from shown(answer)
         elif intent.is_list and calibrated and sources:
             mode = mode or self.settings.retrieval_mode
             yield from self._complete_list(intent, draft, filters, mode, page)
@@ -254,6 +261,22 @@ class Answerer:
             return None  # "What did Zorblax propose?": no paper of Zorblax's to describe
         draft = draft.model_copy(update={"backend": "abstract sentences"})
         return composed(intent.shape, papers, draft)
+
+    def _group_compared(self, intent: Intent, draft: Draft, filters, mode) -> Answer | None:
+        """A comparison of the papers the question describes as a group ("how do the two
+        quantum papers differ"): the first of those the decision accepts, as many as it says
+        (up to 3); None when it names its papers or the group is not two papers or more."""
+        count = compared_group(intent.text)
+        if not count or intent.named or intent.scoped:
+            return None
+        sources, accepted, rates = self._candidates(
+            intent, filters, mode or self.settings.retrieval_mode
+        )
+        picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
+        if len(picks) < 2:
+            return None
+        draft = draft.model_copy(update={"backend": "abstract sentences"})
+        return composed("comparison", [source for source, _ in picks[:count]], draft)
 
     def _complete_list(self, intent: Intent, draft: Draft, filters, mode, page: Page | None):
         """A "which papers" answer listing every paper the decision accepts among the
