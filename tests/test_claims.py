@@ -319,3 +319,28 @@ def test_a_comparison_of_a_described_group_says_how_many_it_compares():
     assert compared_group("Which papers compare Adam with SGD?") is None  # a list
     assert compared_group("compare AnaCP and FIRE") is None  # named, not described
     assert classify("how do the two quantum papers differ").topic == {"quantum"}
+
+
+def test_a_premise_the_abstract_denies_is_answered_with_the_denying_sentence():
+    from rag.answer.about import contradicted
+
+    paper = source(
+        6,
+        "NC: Optimizers",
+        "Optimizers shape neural collapse. We prove that NC cannot emerge under decoupled "
+        "weight decay, as in AdamW. Training with SGD reaches NC quickly.",
+    )
+    denied = contradicted(
+        "Why does the paper find that decoupled weight decay speeds up the emergence of NC?",
+        [paper],
+    )
+    assert denied and "cannot emerge" in denied[1]
+    assert not contradicted("Why does the paper find that SGD reaches NC quickly?", [paper])
+    assert not contradicted("Why does decoupled weight decay matter?", [paper])  # no premise
+
+
+def test_a_technique_a_what_question_takes_for_granted_is_a_premise():
+    from rag.answer.about import WHAT_USED
+
+    match = WHAT_USED.search("what diffusion model does the BIT framework use to make audio")
+    assert match and match.group("what") == "diffusion model"

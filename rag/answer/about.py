@@ -7,7 +7,7 @@ import re
 from rag.answer import citations as cite
 from rag.answer.decision import words_of
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import Intent
+from rag.answer.intent import FRAME, Intent
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
 from rag.answer.verdict import Reason
@@ -48,15 +48,24 @@ USES = re.compile(
 )
 
 
+# "What diffusion model does X use to ...?" takes the same for granted.
+WHAT_USED = re.compile(
+    r"^\s*(?:what|which)\s+(?P<what>[\w\s-]{3,40}?)\s+(?:does|do|did)\s+.+?\b(?:uses?|"
+    r"employs?|leverages?|adopts?|rel(?:y|ies) on|appl(?:y|ies)|builds? on)\b",
+    re.IGNORECASE,
+)
+
+
 def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str]:
-    """The technique a "how does X use T ...?" question takes for granted, when X's text uses
+    """The technique a "how does X use T ...?" ("what T does X use?") question takes for
+    granted, when X's text uses
     none of T's informative words (typos corrected, "llm" read as its words; a word in more than
     `common` of the corpus's chunks, "model" or "learning", tells nothing): a false premise,
     answered by saying so."""
-    match = USES.search(intent.text)
+    match = USES.search(intent.text) or WHAT_USED.search(intent.text)
     if not match or lexicon is None:
         return []
-    asked = lexicon.corrected(stems(match.group("what")), defined=False)  # "ppo": as written
+    asked = lexicon.corrected(stems(match.group("what")) - FRAME, defined=False)  # "ppo" as is
     frequencies = lexicon.frequencies(asked)
     informative = {w for w in asked if frequencies[w] <= common * lexicon.documents}
     if not informative or informative & words_of(source)[0]:
@@ -91,6 +100,51 @@ def unnamed(intent: Intent, source: Source) -> list[str]:
     speaking = [s for s in split_sentences(source.paper.abstract) if kind <= stems(s)]
     named = [n for s in speaking for n in names_in(s) if n.casefold() not in own]
     return [match.group("kind")] if speaking and not named else []
+
+
+# Words that deny what follows them.
+DENIES = re.compile(
+    r"\b(not|no|never|nor|without|neither|cannot|fails? to|unable to)\b|n't\b", re.IGNORECASE
+)
+# "Why does X conclude that P?" takes P for granted.
+WHY_CLAIM = re.compile(
+    r"^\s*why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
+    r"report|say|state|prove|demonstrate|observe|suggest)s?\s+that\s+(?P<claim>.+)",
+    re.IGNORECASE,
+)
+
+
+def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[Source, str] | None:
+    """The paper and its sentence that deny what a "why does X conclude that P?" question takes
+    for granted: a sentence using two or more of P's words with a negation governing one of
+    them ("NC cannot emerge under decoupled weight decay" against "... decoupled weight decay
+    speeds up the emergence of NC"; "without gradient-based training" against "gradient
+    fine-tuning is necessary"), while P itself denies nothing. None otherwise."""
+    match = WHY_CLAIM.search(question)
+    if not match or DENIES.search(match.group("claim")):
+        return None
+    claim = stems(match.group("claim"))
+    denials = [  # most of P's words first, then the latest (results come after background)
+        (len(claim & stems(sentence)), place, source, sentence)
+        for source in sources
+        for place, sentence in enumerate(split_sentences(source.paper.abstract))
+        if len(claim & stems(sentence)) >= 2
+        and any(
+            claim & stems(" ".join(sentence[negation.end() :].split()[:span]))
+            for negation in DENIES.finditer(sentence)
+        )
+    ]
+    return max(denials, key=lambda d: d[:2])[2:] if denials else None
+
+
+def denied(source: Source, sentence: str, draft: Draft) -> Answer:
+    """The reply to a question whose premise the paper's abstract denies: which paper, and the
+    sentence that says otherwise."""
+    text = (
+        f"The abstract of '{source.paper.title}' does not say that; it says otherwise: "
+        f'"{sentence}"'
+    )
+    return abstention(draft, [source], Reason.FALSE_PREMISE, text=text)
 
 
 def authors_answer(source: Source, draft: Draft) -> Answer:

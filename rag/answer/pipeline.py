@@ -6,7 +6,7 @@ import logging
 import time
 from collections.abc import Iterator
 
-from rag.answer.about import about_paper, asked_paper
+from rag.answer.about import about_paper, asked_paper, contradicted, denied
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.context import focus, select
@@ -160,6 +160,8 @@ class Answerer:
             yield from self._complete_list(intent, draft, filters, mode, page)
         elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
+        elif denial := contradicted(intent.text, sources[: self.settings.top_k]):
+            yield from shown(denied(*denial, draft))  # "why does X conclude that <not so>?"
         elif intent.shape and (answer := self._composed(intent, sources, draft)):
             yield from shown(answer)
         elif intent.is_list:

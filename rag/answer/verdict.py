@@ -24,6 +24,7 @@ class Reason(StrEnum):
     NO_FIGURE = "no_figure"  # a figure is asked and no cited sentence states it
     UNKNOWN_NAMES = "unknown_names"  # the question names what no retrieved paper mentions
     NOT_STATED = "not_stated"  # the question's paper is clear; its abstract does not state it
+    FALSE_PREMISE = "false_premise"  # an abstract denies what the question takes for granted
     K_CLAMPED = "k_clamped"
     BACKEND_FAILED = "backend_failed"
     # repairs
