@@ -602,3 +602,18 @@ def test_a_code_link_answers_only_a_question_about_code(extractive):
     assert "github" not in answer.text and "TSENOR" in answer.text
     _, code = run(extractive, "where is the tsenor code?")
     assert "github.com" in code.text
+
+
+def test_an_abbreviation_the_corpus_defines_lists_the_papers_that_spell_it_out(extractive):
+    _, answer = run(extractive, "pinns")
+    # the Newton paper only writes "physics-informed neural networks"
+    newton = next(c for c in answer.citations if c.title.startswith("A Regularized Newton"))
+    assert "physics-informed neural networks" in newton.evidence
+
+
+def test_a_comparison_of_a_described_group_compares_its_papers(extractive):
+    _, answer = run(extractive, "How do the two quantum papers in this collection differ?")
+    assert not answer.abstained and {c.title for c in answer.citations} == {
+        "Online Learning of Pure States is as Hard as Mixed States",
+        "SAQNN: Spectral Adaptive Quantum Neural Network as a Universal Approximator",
+    }

@@ -193,15 +193,24 @@ class Decision(BaseModel):
         return 1.0 / (1.0 + np.exp(-(z + self.bias)))
 
 
-def defined_abbreviations(index, is_word) -> dict[str, list[str]]:
-    """The abbreviations the index's abstracts define ("PINNs"), as stems of their words; not
-    a paper's own name ("SIGMA") nor an English word ("CLIP" would spell out "clipping")."""
+def readable_abbreviations(index, is_word) -> dict[str, str]:
+    """The abbreviations the index's abstracts define ("pinn": "physics informed neural
+    networks") that a question's word may stand for: not a paper's own name ("SIGMA") nor an
+    English word ("CLIP" would spell out "clipping")."""
     own = {name.lower() for name in index.names}
     return {
-        short: stem_list(words)
+        key: words
         for key, words in index.abbreviations.items()
-        for short in stems(key)
         if key not in own and f"{key}s" not in own and not is_word(key)
+    }
+
+
+def defined_abbreviations(index, is_word) -> dict[str, list[str]]:
+    """The readable abbreviations as stems, each with the stems of its words."""
+    return {
+        short: stem_list(words)
+        for key, words in readable_abbreviations(index, is_word).items()
+        for short in stems(key)
     }
 
 
@@ -231,6 +240,19 @@ class Relevance:
                 defined_abbreviations(index, is_word),
             )
         return self._lexicon
+
+    def spelled(self, question: str) -> str:
+        """The question with each abbreviation the corpus defines followed by its words
+        ("pinns" -> "pinns (physics informed neural networks)"), so that the sentence closest
+        to it is one that speaks of them."""
+        is_word = self.retriever.metadata.is_word or (lambda word: False)
+        known = readable_abbreviations(self.retriever.lexical, is_word)
+
+        def spell(match: re.Match) -> str:
+            words = known.get(match.group().lower().removesuffix("s"))
+            return f"{match.group()} ({words})" if words else match.group()
+
+        return re.sub(r"[A-Za-z]{2,}", spell, question)
 
     def rate(self, intent, sources: list[Source]) -> list[float]:
         """Per source, the probability that its abstract answers the question."""

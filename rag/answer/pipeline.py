@@ -287,7 +287,8 @@ class Answerer:
         sources, accepted, rates = self._candidates(intent, filters, mode)
         deepest = len(sources) >= self.tuning.list_max_depth
         cut = deepest and not deep_enough(accepted, len(sources))  # more may lie beyond
-        picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
+        spelled = self.relevance.spelled(intent.text)  # "pinns": their lines speak of PINNs
+        picks = accepted_papers(sources, accepted, rates, spelled, self.embedder)
         top = sources[: self.settings.top_k]
         if not self._irrelevant(intent, top, rates[: len(top)]):
             known = {source.paper.paper_id for source, _ in picks}
