@@ -612,8 +612,16 @@ def test_an_abbreviation_the_corpus_defines_lists_the_papers_that_spell_it_out(e
 
 
 def test_a_comparison_of_a_described_group_compares_its_papers(extractive):
-    _, answer = run(extractive, "How do the two quantum papers in this collection differ?")
-    assert not answer.abstained and {c.title for c in answer.citations} == {
+    quantum = {
         "Online Learning of Pure States is as Hard as Mixed States",
         "SAQNN: Spectral Adaptive Quantum Neural Network as a Universal Approximator",
     }
+    _, answer = run(extractive, "How do the two quantum papers in this collection differ?")
+    assert not answer.abstained and {c.title for c in answer.citations} == quantum
+    # after an answer about one paper, "the two quantum papers" are not that paper
+    history = [
+        Message(role="user", content="What datasets does FIRE evaluate on?"),
+        Message(role="assistant", content=run(extractive, "What datasets does FIRE use?")[0]),
+    ]
+    _, answer = run(extractive, "how do the two quantum papers differ", history=history)
+    assert not answer.abstained and {c.title for c in answer.citations} == quantum

@@ -14,7 +14,7 @@ from rag.answer.conversation import Page, next_page, scope_of_follow_up, standal
 from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
-from rag.answer.intent import Intent, carries_on, classify, compared_group, in_english
+from rag.answer.intent import Intent, carries_on, classify, compared_group, in_english, topic_of
 from rag.answer.language import ENGLISH_ONLY
 from rag.answer.listing import (
     accepted_papers,
@@ -226,7 +226,10 @@ class Answerer:
         named = set(self.retriever.mentioned(question))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
         scope = scope if scope and not named - scope else None
-        if scope or (named and not carries_on(question)):
+        group = compared_group(question)  # "the two quantum papers" after one paper: a new topic
+        described = group and topic_of(question) and len(scope or ()) < group
+        scope = None if described else scope
+        if scope or described or (named and not carries_on(question)):
             standalone = question
         else:
             standalone = standalone_question(
