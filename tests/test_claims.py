@@ -111,8 +111,8 @@ def test_what_a_paper_proposes_is_its_contribution_sentence_highlighted():
     answer = composed("contribution", [PRICER], draft)
     assert answer.text == (
         "PRICER: Bayesian Dynamic Pricing: We introduce PRICER, a Bayesian pricing method built "
-        "on large language models [1]."
-    )
+        "on large language models [1].\nIt achieves lower regret than prior methods [1]."
+    )  # the sentence going on about it ("It ...") follows
     assert answer.citations[0].evidence.startswith("We introduce PRICER")
 
 
@@ -344,3 +344,22 @@ def test_a_technique_a_what_question_takes_for_granted_is_a_premise():
 
     match = WHAT_USED.search("what diffusion model does the BIT framework use to make audio")
     assert match and match.group("what") == "diffusion model"
+
+
+def test_a_contribution_goes_on_with_the_sentence_that_says_how_and_skips_a_scope():
+    paper = source(
+        7,
+        "SMOM: Momentum for Compositional Problems",
+        "Compositional problems matter. In this paper, we focus on a nonsmooth class of them. "
+        "Existing results are slow. We propose SMOM, a momentum method with guarantees. "
+        "SMOM tracks the inner functions with a moving average. Experiments show a 2x speedup.",
+    )
+    found = roles(paper.paper)
+    assert found.contribution.startswith("We propose SMOM")  # not "we focus on"
+    assert found.detail.startswith("SMOM tracks")
+    answer = composed(
+        "contribution", [paper], Draft(intent=classify("what does SMOM propose"), backend="test")
+    )
+    assert (
+        answer.text.split("\n")[1] == "SMOM tracks the inner functions with a moving average [1]."
+    )

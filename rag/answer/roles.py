@@ -36,6 +36,8 @@ OPENS_METHOD = re.compile(
     r"(paper|work)|here,? we|specifically)\b",
     re.IGNORECASE,
 )
+# Where a paper looks, not what it brings: "In this paper, we focus on a class of ...".
+SCOPES = re.compile(r"\bwe (focus|concentrate|consider|restrict)\b", re.IGNORECASE)
 RESULT = re.compile(
     r"\b(experiments?|results?|empirical\w*|evaluations?|benchmarks?|we (show|demonstrate|find|"
     r"observe|confirm|validate|verify)|outperform\w*|achiev\w*|improv\w*|surpass\w*|"
@@ -60,12 +62,24 @@ EVALUATED = re.compile(
 )
 
 
+# A sentence that goes on about what the one before proposed: "FIRE quantifies stability
+# through ...", "It ...", "Specifically, ...", "Our method ...".
+GOES_ON = re.compile(
+    r"^\s*(it|its|this|these|such|our|the (proposed |resulting )?(method|approach|framework|model|"
+    r"algorithm|solver|estimator)s?|specifically|concretely|in particular|to (do|achieve) "
+    r"(so|this)|we (first|then|further|also|use|show|prove|find|derive|obtain|establish))\b",
+    re.IGNORECASE,
+)
+
+
 class Roles(BaseModel):
-    """An abstract's problem, contribution and result sentences (any may be empty)."""
+    """An abstract's problem, contribution and result sentences (any may be empty), and the
+    sentence saying more of the contribution (`detail`)."""
 
     problem: str = ""
     contribution: str = ""
     result: str = ""
+    detail: str = ""
 
 
 def roles(paper) -> Roles:
@@ -76,21 +90,33 @@ def roles(paper) -> Roles:
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     if not sentences:
         return Roles()
-    at = _contribution_index(sentences, title_name(paper.title))
+    name = title_name(paper.title)
+    at = _contribution_index(sentences, name)
     before = [s for s in sentences[:at] if PROBLEM.search(s)] or sentences[:at][:1]
     after = [s for s in sentences[at + 1 :] if RESULT.search(s)]
     after = [s for s in after if MEASURED.search(s)] or after
+    following = sentences[at + 1] if at + 1 < len(sentences) else ""
+    goes_on = GOES_ON.search(following) or (name and following.startswith(name))
     return Roles(
         problem=before[-1] if before else "",
         contribution=sentences[at],
         result=after[-1] if after else "",
+        detail=following if goes_on and not PROBLEM.search(following) else "",
     )
 
 
 def _contribution_index(sentences: list[str], name: str | None) -> int:
-    for cues in ((CONTRIBUTION, OPENS_METHOD), (STUDIES,)):
-        if hits := [i for i, s in enumerate(sentences) if any(c.search(s) for c in cues)]:
-            return hits[0]
+    """The first sentence saying what the paper proposes ("we propose ...", "In this work, we
+    ..."; not one that only says where it looks: "In this paper, we focus on ..."), else what it
+    studies."""
+    proposes = [
+        i
+        for i, s in enumerate(sentences)
+        if CONTRIBUTION.search(s) or (OPENS_METHOD.search(s) and not SCOPES.search(s))
+    ]
+    studies = [i for i, s in enumerate(sentences) if STUDIES.search(s) or OPENS_METHOD.search(s)]
+    if hits := proposes or studies:
+        return hits[0]
     if name and (
         hits := [i for i, s in enumerate(sentences) if re.search(rf"\b{re.escape(name)}\b", s)]
     ):
@@ -201,7 +227,7 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
         return _named_things(sources[0], draft)
     which = {
         "summary": ("problem", "contribution", "result"),
-        "contribution": ("contribution",),
+        "contribution": ("contribution", "detail"),
         "comparison": ("contribution", "result"),
     }[shape]
     found = {s.paper.paper_id: roles(s.paper) for s in sources}  # once per paper
