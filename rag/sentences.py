@@ -253,11 +253,15 @@ def stem_list(text: str) -> list[str]:
     return list(_stemmed(text))
 
 
+# A name with an inline LaTeX superscript or subscript, as abstracts write it: "IR$^4$Net" is the
+# "IR4Net" a question types.
+INLINE_SCRIPT = re.compile(r"\$[\^_]\{?([A-Za-z0-9]+)\}?\$")
+
+
 @functools.lru_cache(maxsize=8192)  # a list question reads each candidate's text three times
 def _stemmed(text: str) -> tuple[str, ...]:
-    words = [
-        w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in GENERIC and len(w) > 2
-    ]
+    text = INLINE_SCRIPT.sub(r"\1", text).lower()
+    words = [w for w in re.findall(r"[a-z][a-z0-9]+", text) if w not in GENERIC and len(w) > 2]
     return tuple(_stemmer().stemWords(words))
 
 

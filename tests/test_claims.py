@@ -363,3 +363,13 @@ def test_a_contribution_goes_on_with_the_sentence_that_says_how_and_skips_a_scop
     assert (
         answer.text.split("\n")[1] == "SMOM tracks the inner functions with a moving average [1]."
     )
+
+
+def test_a_name_written_with_latex_and_a_summary_asked_with_an_aside():
+    from rag.sentences import stems
+
+    assert stems("our network (IR$^4$Net) reads screens") >= stems("the IR4Net paper")
+    assert shape_of("whats the IR4Net paper about, the one w/ screen side channel attacks") == (
+        "summary"
+    )
+    assert classify("which papers run experiments on cifar").topic == {"cifar"}

@@ -1,6 +1,8 @@
-"""Questions about one paper that its metadata answers ("who wrote the FIRE paper?") or that ask
-a detail its abstract does not state ("What GPU did LEGACY use?"): answered without a model,
-from the metadata, or by saying what the abstract does not state and what it comes closest to."""
+"""Questions about one paper that its metadata answers ("who wrote the FIRE paper?"), that ask
+a detail its abstract does not state ("What GPU did LEGACY use?", "which EEG datasets?" when it
+only counts them), or that take for granted what an abstract denies ("Why does X conclude that
+<not so>?"): answered without a model, from the metadata, or by saying what the abstract does
+not state (or says instead) and what it comes closest to."""
 
 import re
 
@@ -123,17 +125,17 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
     match = WHY_CLAIM.search(question)
     if not match or DENIES.search(match.group("claim")):
         return None
-    claim = stems(match.group("claim"))
-    denials = [  # most of P's words first, then the latest (results come after background)
-        (len(claim & stems(sentence)), place, source, sentence)
-        for source in sources
-        for place, sentence in enumerate(split_sentences(source.paper.abstract))
-        if len(claim & stems(sentence)) >= 2
-        and any(
-            claim & stems(" ".join(sentence[negation.end() :].split()[:span]))
-            for negation in DENIES.finditer(sentence)
-        )
-    ]
+    claim, denials = stems(match.group("claim")), []
+    for source in sources:
+        for place, sentence in enumerate(split_sentences(source.paper.abstract)):
+            shared = len(claim & stems(sentence))
+            governed = (
+                stems(" ".join(sentence[negation.end() :].split()[:span]))
+                for negation in DENIES.finditer(sentence)
+            )
+            if shared >= 2 and any(claim & words for words in governed):
+                denials.append((shared, place, source, sentence))
+    # most of P's words first, then the latest sentence (results come after background)
     return max(denials, key=lambda d: d[:2])[2:] if denials else None
 
 

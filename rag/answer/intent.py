@@ -96,7 +96,7 @@ FRAME = set(
 tell know want need find search topic interest help give explain describ summar overview here
 corpus collect abstract articl public thing stuff pleas kind sort exist compar versus differ what
 between tldr wrote written author explicit anywher specif actual realli mainli particular current
-exact abt make algorithm algo techniqu analyz tri attempt reli take""".split()
+exact abt make algorithm algo techniqu analyz tri attempt reli take run experi""".split()
 )
 
 
@@ -167,7 +167,8 @@ SUMMARY_WORDS = (
 SUMMARY_WORD = re.compile(rf"\b({SUMMARY_WORDS})\b", re.IGNORECASE)
 SUMMARY_ASK = re.compile(
     rf"\b({SUMMARY_WORDS}|outline (the|this) (paper|work)|high[- ]level|main points?)\b"
-    r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*\??\s*$|^\s*tell me (more )?about\b"
+    r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*(\?|$|[,;(—–-])"  # "X about, the one w/"
+    r"|^\s*tell me (more )?about\b"
     r"|\b(explain|describe|break ?down)\b[^?]{0,30}\b(paper|work|article)\b"
     r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
     r"plain)\b.*))?\s*\??$",
