@@ -625,3 +625,20 @@ def test_a_comparison_of_a_described_group_compares_its_papers(extractive):
     ]
     _, answer = run(extractive, "how do the two quantum papers differ", history=history)
     assert not answer.abstained and {c.title for c in answer.citations} == quantum
+
+
+def test_a_follow_up_comparing_it_with_a_described_paper_compares_both(extractive):
+    history = [
+        Message(role="user", content="What does the paper on single-index models argue?"),
+        Message(
+            role="assistant",
+            content='"Learning single index models via harmonic decomposition" argues that '
+            "spherical harmonics are the natural basis.",
+        ),
+    ]
+    question = "how does it compare to the relu regression w/ queries paper"
+    _, answer = run(extractive, question, history=history)
+    assert not answer.abstained and {c.title for c in answer.citations} == {
+        "Learning single index models via harmonic decomposition",
+        "Robust Regression of General ReLUs with Queries",
+    }

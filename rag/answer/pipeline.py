@@ -14,7 +14,15 @@ from rag.answer.conversation import Page, next_page, scope_of_follow_up, standal
 from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
-from rag.answer.intent import Intent, carries_on, classify, compared_group, in_english, topic_of
+from rag.answer.intent import (
+    Intent,
+    carries_on,
+    classify,
+    compared_group,
+    in_english,
+    shape_of,
+    topic_of,
+)
 from rag.answer.language import ENGLISH_ONLY
 from rag.answer.listing import (
     accepted_papers,
@@ -225,6 +233,8 @@ class Answerer:
         subject ("How does FIRE keep its plasticity?") stands alone."""
         named = set(self.retriever.mentioned(question))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
+        if scope and named - scope and shape_of(question) == "comparison":
+            scope |= named  # "how does it compare to the X paper": it, and the X paper
         scope = scope if scope and not named - scope else None
         group = compared_group(question)  # "the two quantum papers" after one paper: a new topic
         described = group and topic_of(question) and len(scope or ()) < group

@@ -22,7 +22,8 @@ from rag.text import defang
 SPEAKER = r"\b(we|this (paper|work|study|article)|our (work|paper|approach|method|framework))\b"
 CONTRIBUTION = re.compile(
     SPEAKER + r"[^.;]{0,80}?\b(propos|introduc|present|develop|design|formulat|deriv|prov(e|es|ed|"
-    r"ing)\b|establish|devis|construct|put forward|reformulat|settl)\w*",
+    r"ing)\b|establish|devis|construct|put forward|reformulat|settl)\w*"
+    r"|\bour (main |key |primary )?(results?|contributions?) (is|are)\b",  # "Our main result is"
     re.IGNORECASE,
 )
 # Weaker: what the paper studies or provides, when it proposes nothing ("This paper studies X").

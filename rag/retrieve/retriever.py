@@ -137,6 +137,9 @@ class Retriever:
         paper", "the brain-to-text work"): for each such phrase, the paper whose BM25 score for
         it is clearly above every other's (`described_margin`)."""
         found = []
+        query = re.sub(
+            r"\bw/o\b", "without", re.sub(r"\bw/(?!o\b)", "with ", query)
+        )  # "w/ queries"
         for match in DESCRIBED.finditer(query):
             description = match.group(1) or match.group(2)
             if not stems(description) - CONVERSATION_WORDS:
