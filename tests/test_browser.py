@@ -186,7 +186,7 @@ def test_a_reload_keeps_the_conversation_its_sources_and_the_settings(fake_app, 
     saved(seed_index.data_dir, "SELECT body FROM chats", lambda row: "What data does it" in row[0])
     page.click("text=Settings")
     page.get_by_label("Author contains").fill("Deyu Meng")
-    page.keyboard.press("Tab")  # the filter is kept when the box loses focus
+    page.keyboard.press("Tab")  # the filter is kept as typed and when the box loses focus
     saved(seed_index.data_dir, "SELECT settings FROM browsers", lambda row: "Deyu Meng" in row[0])
     before = page.inner_text("#chat")
     page.reload()

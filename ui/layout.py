@@ -306,6 +306,7 @@ def wire_conversations(chat: Chat, page: Page, demo: gr.Blocks) -> None:
     edited = [
         page.backend.input,
         page.k.release,
+        page.author.input,  # kept as typed: a reload before the box loses focus keeps it too
         page.author.blur,
         page.area.input,
         page.venue.input,
