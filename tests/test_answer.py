@@ -609,6 +609,12 @@ def test_an_abbreviation_the_corpus_defines_lists_the_papers_that_spell_it_out(e
     # the Newton paper only writes "physics-informed neural networks"
     newton = next(c for c in answer.citations if c.title.startswith("A Regularized Newton"))
     assert "physics-informed neural networks" in newton.evidence
+    history = [  # after an answer about another paper, the abbreviation is a topic of its own
+        Message(role="user", content="What datasets does FIRE evaluate on?"),
+        Message(role="assistant", content="FIRE is evaluated on CIFAR-10 ... [1]."),
+    ]
+    _, again = run(extractive, "pinns", history=history)
+    assert {c.title for c in again.citations} == {c.title for c in answer.citations}
 
 
 def test_a_comparison_of_a_described_group_compares_its_papers(extractive):

@@ -19,6 +19,7 @@ from rag.answer.intent import (
     carries_on,
     classify,
     compared_group,
+    continues,
     in_english,
     shape_of,
     topic_of,
@@ -239,7 +240,9 @@ class Answerer:
         group = compared_group(question)  # "the two quantum papers" after one paper: a new topic
         described = group and topic_of(question) and len(scope or ()) < group
         scope = None if described else scope
-        if scope or described or (named and not carries_on(question)):
+        # "pinns" after another answer: an abbreviation the corpus defines is a topic of its own
+        topic = self.relevance.spelled(question) != question and not continues(question, 0)
+        if scope or described or topic or (named and not carries_on(question)):
             standalone = question
         else:
             standalone = standalone_question(
