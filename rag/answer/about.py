@@ -11,7 +11,7 @@ from rag.answer.decision import words_of
 from rag.answer.draft import Draft, abstention
 from rag.answer.intent import FRAME, Intent
 from rag.answer.lines import closest_sentences
-from rag.answer.naming import Known, names_in
+from rag.answer.naming import NEGATION, Known, names_in
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import metadata_sentence, split_sentences, stems
@@ -104,10 +104,8 @@ def unnamed(intent: Intent, source: Source) -> list[str]:
     return [match.group("kind")] if speaking and not named else []
 
 
-# Words that deny what follows them.
-DENIES = re.compile(
-    r"\b(not|no|never|nor|without|neither|cannot|fails? to|unable to)\b|n't\b", re.IGNORECASE
-)
+# Words that deny what follows them: a negation, and the verbs that say it cannot be.
+DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fails? to|unable to)\b", re.IGNORECASE)
 # "Why does X conclude that P?" takes P for granted.
 WHY_CLAIM = re.compile(
     r"^\s*why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
@@ -116,6 +114,9 @@ WHY_CLAIM = re.compile(
 )
 
 
+# A negation governs the next `span` words; a denying sentence shares at least two of the
+# premise's words. Both set by reading dev's "why does X conclude that ..." questions (u052, u088,
+# x104): "NC cannot emerge under decoupled weight decay" is 3 words from "decoupled".
 def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[Source, str] | None:
     """The paper and its sentence that deny what a "why does X conclude that P?" question takes
     for granted: a sentence using two or more of P's words with a negation governing one of

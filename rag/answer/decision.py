@@ -205,13 +205,9 @@ def readable_abbreviations(index, is_word) -> dict[str, str]:
     }
 
 
-def defined_abbreviations(index, is_word) -> dict[str, list[str]]:
-    """The readable abbreviations as stems, each with the stems of its words."""
-    return {
-        short: stem_list(words)
-        for key, words in readable_abbreviations(index, is_word).items()
-        for short in stems(key)
-    }
+def as_stems(abbreviations: dict[str, str]) -> dict[str, list[str]]:
+    """Abbreviations as stems, each with the stems of its words ("pinn": ["physic", ...])."""
+    return {short: stem_list(words) for key, words in abbreviations.items() for short in stems(key)}
 
 
 class Relevance:
@@ -226,27 +222,33 @@ class Relevance:
     @property
     def lexicon(self) -> Lexicon:
         """The lexicon of the retriever's BM25 index (anew after a re-index)."""
+        self._read_index()
+        return self._lexicon
+
+    def _read_index(self) -> None:
+        """The lexicon and the readable abbreviations of the retriever's BM25 index, read once
+        per index."""
         index = self.retriever.lexical
         if getattr(self, "_lexicon_of", None) is not index:
             self._lexicon_of = index
             names = stems(" ".join(a for p in index.papers for a in p.authors))
             is_word = self.retriever.metadata.is_word or (lambda word: False)
+            self._readable = readable_abbreviations(index, is_word)  # once per index
             self._lexicon = Lexicon(
                 index.document_frequencies,
                 len(index.chunk_ids),
                 index.vocabulary - names,  # "medic" is no typo of "Mehdi"
                 self.tuning,
                 is_word,
-                defined_abbreviations(index, is_word),
+                as_stems(self._readable),
             )
-        return self._lexicon
 
     def spelled(self, question: str) -> str:
         """The question with each abbreviation the corpus defines followed by its words
         ("pinns" -> "pinns (physics informed neural networks)"), so that the sentence closest
         to it is one that speaks of them."""
-        is_word = self.retriever.metadata.is_word or (lambda word: False)
-        known = readable_abbreviations(self.retriever.lexical, is_word)
+        self._read_index()
+        known = self._readable
 
         def spell(match: re.Match) -> str:
             words = known.get(match.group().lower().removesuffix("s"))
