@@ -631,6 +631,11 @@ def test_a_comparison_of_a_described_group_compares_its_papers(extractive):
     ]
     _, answer = run(extractive, "how do the two quantum papers differ", history=history)
     assert not answer.abstained and {c.title for c in answer.citations} == quantum
+    # ... nor, after a list of two PINN papers, those two
+    listed, _ = run(extractive, "pinns")
+    history = [Message(role="user", content="pinns"), Message(role="assistant", content=listed)]
+    _, answer = run(extractive, "how do the two quantum papers differ", history=history)
+    assert not answer.abstained and {c.title for c in answer.citations} == quantum
 
 
 def test_a_follow_up_comparing_it_with_a_described_paper_compares_both(extractive):

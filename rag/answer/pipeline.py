@@ -42,6 +42,7 @@ from rag.history_limits import bounded_history
 from rag.llm import BACKENDS, LLMBackend, Prompt, load_backend
 from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
+from rag.sentences import stems
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
@@ -237,8 +238,7 @@ class Answerer:
         if scope and named - scope and shape_of(question) == "comparison":
             scope |= named  # "how does it compare to the X paper": it, and the X paper
         scope = scope if scope and not named - scope else None
-        group = compared_group(question)  # "the two quantum papers" after one paper: a new topic
-        described = group and topic_of(question) and len(scope or ()) < group
+        described = self._new_group(question, scope)
         scope = None if described else scope
         # "pinns" after another answer: an abbreviation the corpus defines is a topic of its own
         topic = self.relevance.spelled(question) != question and not continues(question, 0)
@@ -249,6 +249,18 @@ class Answerer:
                 question, history, self._rewriter(), self.tuning.follow_up_words
             )
         return classify(question, standalone, named, scope, tuning=self.tuning)
+
+    def _new_group(self, question: str, scope: set[str] | None) -> bool:
+        """Whether the question describes a group the conversation's papers are not ("the two
+        quantum papers" after an answer about FIRE, or about two PINN papers): fewer of them
+        than it counts, or some that never use its topic words."""
+        group, topic = compared_group(question), topic_of(question)
+        if not group or not topic:
+            return False
+        if not scope or len(scope) < group:
+            return True
+        abstracts = self.retriever.store.abstracts(list(scope))
+        return any(not topic <= stems(abstract) for abstract in abstracts.values())
 
     def _draft(self, intent: Intent, started: float | None = None) -> Draft:
         model = self.has_model()
