@@ -106,6 +106,15 @@ class AnswerTuning(BaseModel):
         ge=0.0,
         le=1.0,
     )
+    alternative_weight: float = tuned(
+        0.3,
+        "An alternative a question offers ('sharpness / flat minima', 'pricing or assortment') is "
+        "a reading a paper may answer alone when its rarest topic word's idf is at least this "
+        "share of the idf of a word no chunk uses: on the seeds, a word at most 24 of 126 chunks "
+        "use ('sharpness', 'continual'), not 'train' (33), 'tasks' (29) or 'adapt' (36). Set by "
+        "reading the dev set's list questions.",
+        ge=0.0,
+    )
     list_shown: int = tuned(30, "Most papers a list shows (it says how many there are).", ge=1)
 
     min_relevance: float = tuned(

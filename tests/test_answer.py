@@ -653,3 +653,33 @@ def test_a_follow_up_comparing_it_with_a_described_paper_compares_both(extractiv
         "Learning single index models via harmonic decomposition",
         "Robust Regression of General ReLUs with Queries",
     }
+
+
+def test_a_list_offering_alternatives_lists_the_papers_answering_either(answerer_with):
+    """ "sharpness / flat minima": the papers that speak of sharpness, though none of flat
+    minima; "trade-off" is the "tradeoff" FIRE writes."""
+    _, answer = run(answerer_with(backend=FakeBackend()), "sharpness / flat minima papers?")
+    assert {
+        "Adam Reduces a Unique Form of Sharpness",
+        "Bilevel Optimization for Adversarial Learning Problems",
+    } <= title_names(answer)
+    assert all(
+        "sharpness" in s.paper.abstract.lower()
+        for s in answer.sources
+        if s.paper.paper_id in {c.paper_id for c in answer.citations}
+    )
+    question = "Which papers address the stability-plasticity trade-off?"
+    _, answer = run(answerer_with(backend=FakeBackend()), question)
+    assert "FIRE" in title_names(answer)
+
+
+def test_an_alternative_of_common_words_alone_lists_nothing_more(answerer_with):
+    """ "learning new tasks" is in most abstracts: the alternative names no topic."""
+    question = (
+        "anything on learning new tasks or classes over time without forgetting the old ones?"
+    )
+    _, answer = run(answerer_with(backend=FakeBackend()), question)
+    assert not {
+        "Neural Collapse in Multi-Task Learning",
+        "Interactive and Hybrid Imitation Learning",
+    } & title_names(answer)

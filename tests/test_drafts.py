@@ -560,3 +560,31 @@ def test_the_model_judges_in_its_side_process_so_the_answer_prompt_stays_cached(
     answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
     assert fake.side.judged and not fake.judged and answer.abstained
     assert len(fake.prompts) == 1 and not fake.side.prompts  # the answer, and nothing else
+
+
+@pytest.mark.parametrize(
+    ("question", "alternatives"),
+    [
+        ("sharpness / flat minima papers?", ["sharpness", "flat minima papers"]),
+        ("pricing or assortment selection papers", ["pricing", "assortment selection papers"]),
+        (
+            "Which papers focus on continual learning, i.e. learning tasks without forgetting?",
+            ["focus on continual learning", "learning tasks without forgetting"],
+        ),
+        (
+            "Bayesian papers, e.g. Bayesian optimization",
+            ["Bayesian papers", "Bayesian optimization"],
+        ),
+        # under a negation, alternatives are what a paper must not be
+        ("rl papers? (actual reinforcement learning, not imitation learning or bandits)", []),
+        ("anything on code generation w/ llms", []),  # "w/" is "with"
+        (
+            "Which papers address the stability-plasticity trade-off?",
+            ["Which papers address the stabilityplasticity tradeoff?"],
+        ),
+    ],
+)
+def test_a_question_offering_alternatives_has_each_as_a_reading(question, alternatives):
+    from rag.answer.intent import alternatives_of
+
+    assert alternatives_of(question) == alternatives

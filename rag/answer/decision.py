@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from rag.answer.intent import ABBREVIATIONS, DEFAULT, joined_compounds, pairs_of, topic_words
+from rag.answer.intent import ABBREVIATIONS, DEFAULT, closed_up, joined_compounds, pairs_of
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning
@@ -116,9 +116,10 @@ class Lexicon:
 
 def words_of(source: Source) -> tuple[set[str], set[str]]:
     """The stems of a paper's metadata line and abstract (hyphenated compounds also joined) and
-    its neighbouring stems, as the features read them."""
+    its neighbouring stems (also with the compounds closed up), as the features read them."""
     text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-    words, pairs = stems(text) | joined_compounds(text), pairs_of(text, skip=True)
+    words = stems(text) | joined_compounds(text)
+    pairs = pairs_of(text, skip=True) | pairs_of(closed_up(text), skip=True)
     return words.union(*(SPELLED.get(w, ()) for w in words)), pairs | spelled_pairs(pairs)
 
 
@@ -127,6 +128,7 @@ def uses_words(source: Source, words: list[str]) -> bool:
     ending ("federated" in "federated settings", "adam" in "AdamW"; not "continual" in
     "continuous", which the stems conflate)."""
     text = f"{source.paper.title} {source.paper.abstract}".lower()
+    text = f"{text} {closed_up(text)}"  # "stability-plasticity" as "stabilityplasticity" too
     return bool(words) and all(
         re.search(rf"\b{re.escape(w.removesuffix('s'))}", text) for w in words
     )
@@ -265,20 +267,47 @@ class Relevance:
         if not sources:
             return np.zeros((0, len(FEATURES)))
         vector = np.asarray(self.embedder.embed([intent.query])[0])
-        return features(vector, intent.topic, self.views(sources), self.lexicon, intent.pairs)
+        views = self.views(sources)
+        (topic, pairs, _), *alternatives = self.readings(intent)
+        best = features(vector, topic, views, self.lexicon, pairs)
+        rates = self.decision.probabilities(best)
+        for topic, pairs, words in alternatives:  # one a paper uses as written may answer alone
+            rows = features(vector, topic, views, self.lexicon, pairs)
+            p = self.decision.probabilities(rows)
+            better = (p > rates) & np.array([uses_words(s, words) for s in sources])
+            best[better], rates = rows[better], np.maximum(rates, np.where(better, p, 0))
+        return best
 
     def listable(self, intent, sources: list[Source]) -> list[bool]:
         """Per source, whether a list could hold it: it has `list_phrases` of the question's
         neighbouring topic words side by side (every topic word, for a one-word topic), as
         `features` counts "phrases", or uses each of its words as written (`uses_words`) —
         known from its words alone, before any vector is read."""
-        topic, words = self.lexicon.corrected(intent.topic), topic_words(intent.text)
+        readings = [
+            (self.lexicon.corrected(topic), spelled_pairs(pairs), words)
+            for topic, pairs, words in self.readings(intent)
+        ]
         return [
-            phrase_share(topic, spelled_pairs(intent.pairs), *words_of(source))
-            >= self.tuning.list_phrases
-            or uses_words(source, words)
+            any(
+                phrase_share(topic, pairs, *words_of(source)) >= self.tuning.list_phrases
+                or uses_words(source, words)
+                for topic, pairs, words in readings
+            )
             for source in sources
         ]
+
+    def readings(self, intent) -> list[tuple[set[str], set[str], list[str]]]:
+        """The question's readings (`Intent.readings`): itself, and each alternative with a word
+        as rare as `alternative_weight` of one no chunk uses ("train" alone is no topic, nor is
+        "learning new tasks")."""
+        lexicon = self.lexicon
+        first, *rest = intent.readings()
+
+        def weight(topic: set[str]) -> float:
+            counts = lexicon.frequencies(lexicon.corrected(topic)).values()
+            return max(map(lexicon.idf_of, counts), default=0.0) / lexicon.rarest
+
+        return [first] + [r for r in rest if weight(r[0]) >= self.tuning.alternative_weight]
 
     def views(self, sources: list[Source]) -> list[PaperView]:
         """What the features read of each source: its chunk vectors and sentence vectors (both

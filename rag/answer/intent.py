@@ -282,6 +282,7 @@ class Intent(BaseModel):
     conditions: list[str] = []  # what every listed paper must meet
     topic: set[str] = set()  # the stems of what it is about: its content words, frame aside
     pairs: set[str] = set()  # its neighbouring topic stems, "continu learn"
+    alternatives: list[str] = []  # other readings a paper may answer alone (alternatives_of)
     asks_authors: bool = False
     asks_venue: bool = False
     details: set[str] = set()  # details it asks that abstracts rarely state (DETAILS)
@@ -294,6 +295,14 @@ class Intent(BaseModel):
         paper is searched as asked (its name is what finds it)."""
         subject = SHAPE_FRAME.sub("", self.text) if self.shape and not self.named else self.text
         return spelled(subject if len(subject.split()) >= 2 else self.text)
+
+    def readings(self) -> list[tuple[set[str], set[str], list[str]]]:
+        """Its topic stems, neighbouring topic stems and topic words as written, then those of
+        each of its alternatives: a paper answers it when it answers one of them."""
+        return [(self.topic, self.pairs, topic_words(self.text))] + [
+            (topic_of(text), pairs_of(unframed(text), FRAME), topic_words(text))
+            for text in self.alternatives
+        ]
 
     @property
     def asks_metadata(self) -> bool:
@@ -346,6 +355,7 @@ def classify(
         conditions=conditions_of(written),
         topic=topic_of(written),
         pairs=pairs_of(unframed(written), FRAME),
+        alternatives=alternatives_of(written),
         asks_authors=bool(AUTHORS.search(text)),
         asks_venue=bool(VENUE.search(text)),
         details=stems(text) & DETAILS,
@@ -379,6 +389,36 @@ ALTERNATIVES = re.compile(r"[/,;()?]|\bor\b", re.IGNORECASE)
 
 
 HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")
+# What separates alternatives a paper need meet only one of: "sharpness / flat minima", "pricing
+# or assortment", "continual learning, i.e. learning tasks in sequence", "e.g.", "such as" (not
+# the "/" of "w/").
+DISJUNCTION = re.compile(r"(?<!\bw)/|\bor\b|\b(?:e\.\s?g|i\.\s?e)\b\.?|\bsuch as\b", re.IGNORECASE)
+# Alternatives under a negation are what a paper must not be ("not imitation learning or
+# bandits", "without backpropagation or gradient descent"): such a question has none.
+NEGATED = re.compile(
+    r"\b(not|no|without|except|excluding|rather than|instead of|other than)\b", re.IGNORECASE
+)
+
+
+def alternatives_of(text: str) -> list[str]:
+    """The question's readings besides itself: each of its alternatives ("sharpness / flat
+    minima papers" -> "sharpness", "flat minima papers"), those a negation governs aside, and
+    the question with its hyphenated compounds closed up ("stability-plasticity trade-off" ->
+    "stabilityplasticity tradeoff", as some abstracts write it)."""
+    parts = []
+    for part in DISJUNCTION.split(unframed(FOLLOW_UP_FRAME.sub(" ", text))):
+        if stems(part) - FRAME:
+            parts.append(part.strip(" ,;.?"))
+        if NEGATED.search(part):
+            break  # what follows is under the negation
+    parts = parts if len(parts) > 1 else []
+    closed = [closed_up(part) for part in [text, *parts] if closed_up(part) != part]
+    return list(dict.fromkeys(parts + closed))
+
+
+def closed_up(text: str) -> str:
+    """The text with its hyphenated compounds written as one word."""
+    return HYPHENATED.sub(lambda m: re.sub(r"[-‐‑–]", "", m.group()), text)
 
 
 def joined_compounds(text: str) -> set[str]:

@@ -6,7 +6,7 @@ sentence of the paper it cites."""
 import numpy as np
 
 from rag.answer.decision import FEATURES, spelled_out, uses_words, words_of
-from rag.answer.intent import FRAME, Intent, topic_words
+from rag.answer.intent import DISJUNCTION, FRAME, Intent
 from rag.answer.lines import closest_sentences, list_line
 from rag.answer.support import unknown_names
 from rag.models import Source
@@ -31,16 +31,22 @@ def meets(
         words = words_of(source)[0]
         verdicts.append(
             all(
-                (
-                    cosine >= tuning.condition_similarity
-                    or 2 * len(condition_words(condition) & words)
-                    >= len(condition_words(condition))
-                )
+                (cosine >= tuning.condition_similarity or uses_half(condition, words))
                 and not unknown_names(condition, [source])  # "... on Intel Loihi chips"
                 for condition, cosine in zip(conditions, closest)
             )
         )
     return verdicts
+
+
+def uses_half(condition: str, words: set[str]) -> bool:
+    """Whether the words use half of the condition's words, or all of one of its alternatives'
+    ("sharpness" of "sharpness / flat minima")."""
+    wanted = condition_words(condition)
+    parts = [condition_words(part) for part in DISJUNCTION.split(condition)]
+    return 2 * len(wanted & words) >= len(wanted) or any(
+        part <= words for part in parts if 0 < len(part) < len(wanted)
+    )
 
 
 def condition_words(condition: str) -> set[str]:
@@ -99,16 +105,20 @@ def accepted_papers(
 
 
 def decided(
-    sources: list[Source], rows, decision, intent: Intent, embedder, tuning: AnswerTuning
+    sources: list[Source], rows, relevance, intent: Intent, tuning: AnswerTuning
 ) -> tuple[list[bool], list[float]]:
-    """Per source, whether the calibrated decision accepts it — probability at least its
-    threshold, at least `list_phrases` of the question's neighbouring topic words side by side,
-    every condition met — and its probability."""
+    """Per source, whether the calibrated decision (`relevance`'s) accepts it — probability at
+    least its threshold, at least `list_phrases` of the question's neighbouring topic words side
+    by side, every condition met — and its probability."""
+    decision = relevance.decision
     rates = [float(p) for p in decision.probabilities(rows)]
     phrases = rows[:, FEATURES.index("phrases")] >= tuning.list_phrases
-    met = meets(sources, intent.conditions, embedder, tuning)
-    words = topic_words(intent.text)
-    sure = [r >= tuning.list_sure and uses_words(s, words) for s, r in zip(sources, rates)]
+    met = meets(sources, intent.conditions, relevance.embedder, tuning)
+    words = [words for *_, words in relevance.readings(intent)]
+    sure = [
+        r >= tuning.list_sure and any(uses_words(s, w) for w in words)
+        for s, r in zip(sources, rates)
+    ]
     return [
         r >= decision.threshold and (p or u) and m for r, p, u, m in zip(rates, phrases, sure, met)
     ], rates

@@ -351,9 +351,7 @@ class Answerer:
             listable = self.relevance.listable(intent, new)
             judged = [s for s, ok in zip(new, listable) if ok or s.named or s.paper.paper_id in top]
             rows = self.relevance.assess(intent, judged)
-            verdicts = decided(
-                judged, rows, self.relevance.decision, intent, self.embedder, self.tuning
-            )
+            verdicts = decided(judged, rows, self.relevance, intent, self.tuning)
             decided_for |= {s.paper.paper_id: (False, 0.0) for s in new}
             decided_for |= {s.paper.paper_id: v for s, v in zip(judged, zip(*verdicts))}
             accepted, rates = zip(*(decided_for[s.paper.paper_id] for s in sources))
