@@ -683,3 +683,12 @@ def test_an_alternative_of_common_words_alone_lists_nothing_more(answerer_with):
         "Neural Collapse in Multi-Task Learning",
         "Interactive and Hybrid Imitation Learning",
     } & title_names(answer)
+
+
+def test_a_list_of_papers_with_code_is_those_whose_abstract_links_to_it(answerer_with):
+    _, answer = run(
+        answerer_with(backend=FakeBackend()), "Which abstracts link to their code on GitHub?"
+    )
+    cited = {c.paper_id for c in answer.citations}
+    linked = {s.paper.paper_id for s in answer.sources if "https://github.com/" in s.paper.abstract}
+    assert len(cited) == 6 and cited == linked

@@ -588,3 +588,20 @@ def test_a_question_offering_alternatives_has_each_as_a_reading(question, altern
     from rag.answer.intent import alternatives_of
 
     assert alternatives_of(question) == alternatives
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Which abstracts include a GitHub link to their code?", True),
+        ("papers with code available?", True),
+        ("any papers that release their code", True),
+        ("Which papers are open-source?", True),
+        ("Which papers study code generation?", False),
+        ("Which papers are publicly funded?", False),
+    ],
+)
+def test_a_question_for_papers_linking_to_their_code_is_told_apart(question, asks):
+    from rag.answer.intent import classify
+
+    assert classify(question).asks_code is asks

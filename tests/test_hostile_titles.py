@@ -106,7 +106,9 @@ def test_an_answer_from_a_paper_with_a_hostile_title_shows_the_title_as_written(
     from rag.answer.pipeline import Answerer
     from rag.index import run_ingest
 
-    settings = settings.model_copy(update={"answer": AnswerTuning(min_relevance=0.0), "llm_backend": "extractive"})
+    settings = settings.model_copy(
+        update={"answer": AnswerTuning(min_relevance=0.0), "llm_backend": "extractive"}
+    )
     records = [
         {
             "title": HOSTILE,

@@ -28,7 +28,9 @@ def answered_from(answerer: Answerer, question: str) -> set[str]:
 @pytest.fixture
 def served(settings, tmp_path):
     """Two answerers and a chat serving one index, as two apps on one data dir do."""
-    settings = settings.model_copy(update={"answer": AnswerTuning(min_relevance=0.0), "llm_backend": "fake"})
+    settings = settings.model_copy(
+        update={"answer": AnswerTuning(min_relevance=0.0), "llm_backend": "fake"}
+    )
     run_ingest(settings, [corpus(tmp_path)], show_progress=False)
     first, second = Answerer(settings), Answerer(settings)
     chat = Chat(settings, backends={"fake": None})

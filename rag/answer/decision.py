@@ -16,7 +16,14 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from rag.answer.intent import ABBREVIATIONS, DEFAULT, closed_up, joined_compounds, pairs_of
+from rag.answer.intent import (
+    ABBREVIATIONS,
+    DEFAULT,
+    closed_up,
+    joined_compounds,
+    links_code,
+    pairs_of,
+)
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning
@@ -281,8 +288,9 @@ class Relevance:
     def listable(self, intent, sources: list[Source]) -> list[bool]:
         """Per source, whether a list could hold it: it has `list_phrases` of the question's
         neighbouring topic words side by side (every topic word, for a one-word topic), as
-        `features` counts "phrases", or uses each of its words as written (`uses_words`) —
-        known from its words alone, before any vector is read."""
+        `features` counts "phrases", or uses each of its words as written (`uses_words`), or
+        links to its code when that is asked — known from its words alone, before any vector
+        is read."""
         readings = [
             (self.lexicon.corrected(topic), spelled_pairs(pairs), words)
             for topic, pairs, words in self.readings(intent)
@@ -293,6 +301,7 @@ class Relevance:
                 or uses_words(source, words)
                 for topic, pairs, words in readings
             )
+            or (intent.asks_code and links_code(source.paper.abstract))
             for source in sources
         ]
 

@@ -151,6 +151,26 @@ VENUE = re.compile(
     r"\b[^?]{0,60}\b(published|appear\w*|presented))\b",
     re.IGNORECASE,
 )
+# "Which papers link to their code?", "papers with code on github": papers whose abstract gives
+# a link (CODE_LINK); the words that ask for it (CODE_WORDS, stems) are no topic.
+CODE_ASK = re.compile(
+    r"\bgithub\b|\b(code|implementation)s?\b[^?]{0,30}\b(available|released?|public|online|"
+    r"links?|repo(sitor(y|ies))?|shared?)\b|\b(release|share|publish|link to)\w*\b[^?]{0,20}"
+    r"\b(code|implementation)s?\b|\bopen[- ]sourced?\b|\b(code )?repo(sitor(y|ies))?\b",
+    re.IGNORECASE,
+)
+CODE_WORDS = set(
+    """github code implement link repositori repo avail releas public publicli open sourc share
+publish onlin includ url give""".split()
+)
+CODE_LINK = re.compile(r"https?://|\bgithub\.com\b|\bwww\.", re.IGNORECASE)
+
+
+def links_code(abstract: str) -> bool:
+    """Whether the abstract gives a link (to its code, as abstracts do)."""
+    return bool(CODE_LINK.search(abstract))
+
+
 # Details researchers ask about a paper that abstracts rarely state, as stems ("What GPU ...",
 # "Under what license ...", "How long did training take, wall clock?"): asked of a paper whose
 # abstract never uses the word, the answer is that it does not state it.
@@ -286,6 +306,7 @@ class Intent(BaseModel):
     alternatives: list[str] = []  # other readings a paper may answer alone (alternatives_of)
     asks_authors: bool = False
     asks_venue: bool = False
+    asks_code: bool = False  # for the papers whose abstract links to their code (CODE_ASK)
     details: set[str] = set()  # details it asks that abstracts rarely state (DETAILS)
     shape: str | None = None  # "summary", "contribution", "comparison", "names" (shape_of)
 
@@ -359,6 +380,7 @@ def classify(
         alternatives=alternatives_of(written),
         asks_authors=bool(AUTHORS.search(text)),
         asks_venue=bool(VENUE.search(text)),
+        asks_code=bool(CODE_ASK.search(text)),
         details=stems(text) & DETAILS,
         shape=shape_of(question) or (None if ASKS.search(question) else shape_of(text)),
     )

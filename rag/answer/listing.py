@@ -6,7 +6,7 @@ sentence of the paper it cites."""
 import numpy as np
 
 from rag.answer.decision import FEATURES, spelled_out, uses_words, words_of
-from rag.answer.intent import DISJUNCTION, FRAME, Intent
+from rag.answer.intent import CODE_WORDS, DISJUNCTION, FRAME, Intent, links_code
 from rag.answer.lines import closest_sentences, list_line
 from rag.answer.support import unknown_names
 from rag.models import Source
@@ -109,9 +109,13 @@ def decided(
 ) -> tuple[list[bool], list[float]]:
     """Per source, whether the calibrated decision (`relevance`'s) accepts it — probability at
     least its threshold, at least `list_phrases` of the question's neighbouring topic words side
-    by side, every condition met — and its probability."""
+    by side, every condition met — and its probability. A question asking only for papers that
+    link to their code accepts exactly those whose abstract gives a link."""
     decision = relevance.decision
     rates = [float(p) for p in decision.probabilities(rows)]
+    if intent.asks_code and not intent.topic - CODE_WORDS:  # "which abstracts link to code"
+        linked = [links_code(s.paper.abstract) for s in sources]
+        return linked, [max(r, float(k)) for r, k in zip(rates, linked)]
     phrases = rows[:, FEATURES.index("phrases")] >= tuning.list_phrases
     met = meets(sources, intent.conditions, relevance.embedder, tuning)
     words = [words for *_, words in relevance.readings(intent)]

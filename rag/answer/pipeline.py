@@ -318,7 +318,7 @@ class Answerer:
         spelled = self.relevance.spelled(intent.text)  # "pinns": their lines speak of PINNs
         picks = accepted_papers(sources, accepted, rates, spelled, self.embedder)
         top = sources[: self.settings.top_k]
-        if not self._irrelevant(intent, top, rates[: len(top)]):
+        if not intent.asks_code and not self._irrelevant(intent, top, rates[: len(top)]):
             known = {source.paper.paper_id for source, _ in picks}
             ruled = relevant_papers(top, intent, self.embedder, self.tuning)
             picks += [pick for pick in ruled if pick[0].paper.paper_id not in known]
@@ -342,6 +342,8 @@ class Answerer:
         question's topic words side by side (`Relevance.listable`) is not, unless it is among
         the top k or named (whose probabilities also decide whether the corpus answers)."""
         depth, decided_for = self.tuning.list_depth, {}
+        if intent.asks_code:  # a link is found at any rank
+            depth = self.tuning.list_max_depth
         while True:
             sources = self.retriever.search(intent.text, depth, mode, filters)
             if not sources:
