@@ -207,3 +207,9 @@ def test_an_abbreviation_the_corpus_defines_is_read_as_its_words_and_words_are_n
     assert words.corrected({"pinn"}) == {"physic", "inform", "neural", "network"}
     assert words.corrected({"pinn"}, defined=False) == {"pinn"}  # a premise is read as written
     assert words.corrected({"flat"}) == {"flat"}  # an English word, not a typo of "float"
+
+
+def test_a_typo_in_a_phrase_is_corrected_side_by_side():
+    words = lexicon({"learn": 5, "feder": 2})
+    assert words.corrected_pairs({"feder lern", "feder learn"}) == {"feder learn"}
+    assert words.corrected({"feder", "lern"}) == {"feder", "learn"}

@@ -95,22 +95,32 @@ class Lexicon:
         one the corpus never uses by the corpus word it is a likely typo of ("gradeint" ->
         "gradient"; difflib ratio >= AnswerTuning.typo_similarity) unless it is a word in its
         own right (`is_word`: "flat" is not a typo of "float")."""
-        import difflib
-
         abbreviations = self.spelled if defined else SPELLED
         spelled = {w: set(abbreviations[w]) for w in words if w in abbreviations}
-        unknown = {
+        fixed = self.typos(words - set(spelled))
+        kept = {fixed.get(w, w) for w in words if w not in spelled}
+        return kept.union(*spelled.values())
+
+    def typos(self, words: set[str]) -> dict[str, str]:
+        """Each word the corpus never uses, with the corpus word it is a likely typo of
+        (`corrected`)."""
+        import difflib
+
+        unknown = [
             w
-            for w, n in self.frequencies(words - set(spelled)).items()
-            if n == 0 and not self.is_word(w)
-        }
-        fixed = {
+            for w, n in self.frequencies(set(words)).items()
+            if n == 0 and not self.is_word(w) and len(w) >= self.min_length
+        ]
+        fixes = {
             w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=self.similarity)
             for w in unknown
-            if len(w) >= self.min_length
         }
-        kept = {(fixed.get(w) or [w])[0] for w in words if w not in spelled}
-        return kept.union(*spelled.values())
+        return {w: fix[0] for w, fix in fixes.items() if fix}
+
+    def corrected_pairs(self, pairs: set[str]) -> set[str]:
+        """Neighbouring stems with typos corrected ("feder lern" -> "feder learn")."""
+        fixed = self.typos({w for pair in pairs for w in pair.split()})
+        return {" ".join(fixed.get(w, w) for w in pair.split()) for pair in pairs}
 
     @property
     def rarest(self) -> float:
@@ -153,7 +163,7 @@ def features(
     """One row of FEATURES per paper for the question's (normalized) vector, topic stems and
     neighbouring topic stems (`pairs`; the share a paper has side by side is "phrases", 1 for a
     one-word topic covered)."""
-    topic, pairs = lexicon.corrected(topic), spelled_pairs(pairs)
+    topic, pairs = lexicon.corrected(topic), spelled_pairs(lexicon.corrected_pairs(pairs))
     frequencies = lexicon.frequencies(topic)
     idf = {w: lexicon.idf_of(n) for w, n in frequencies.items()}
     total = sum(idf.values()) or 1.0
@@ -292,7 +302,11 @@ class Relevance:
         links to its code when that is asked — known from its words alone, before any vector
         is read."""
         readings = [
-            (self.lexicon.corrected(topic), spelled_pairs(pairs), words)
+            (
+                self.lexicon.corrected(topic),
+                spelled_pairs(self.lexicon.corrected_pairs(pairs)),
+                words,
+            )
             for topic, pairs, words in self.readings(intent)
         ]
         return [
