@@ -213,3 +213,19 @@ def test_a_typo_in_a_phrase_is_corrected_side_by_side():
     words = lexicon({"learn": 5, "feder": 2})
     assert words.corrected_pairs({"feder lern", "feder learn"}) == {"feder learn"}
     assert words.corrected({"feder", "lern"}) == {"feder", "learn"}
+
+
+def test_the_paper_a_description_fits_best_leads_the_others():
+    words = lexicon({"screen": 1, "light": 2, "wall": 0, "learn": 9})
+    embedder = WordsEmbedder()
+    question = np.asarray(embedder.embed(["screen light wall"])[0])
+
+    def view(*stems):
+        return PaperView(chunks=np.zeros((0, 1)), sentences=np.zeros((0, 1)), words=set(stems))
+
+    rows = features(
+        question, {"screen", "light", "wall"}, [view("screen", "light"), view("learn")], words
+    )
+    lead = FEATURES.index("lead")
+    assert rows[0, lead] > 0 > rows[1, lead]
+    assert rows[0, lead] == rows[0, FEATURES.index("lexical")] - rows[1, FEATURES.index("lexical")]

@@ -29,7 +29,7 @@ from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stem
 from rag.tuning import AnswerTuning
 
 PARAMETERS = Path(__file__).with_name("decision.json")
-FEATURES = ("chunk", "sentence", "lexical", "phrases", "missing", "unknown", "named", "short")
+FEATURES = ("chunk", "sentence", "lexical", "phrases", "missing", "unknown", "named", "short", "lead")
 # The sign each weight must have: more similar, more covered, named -> more likely to answer; a
 # rare topic word the paper lacks, or words the corpus lacks -> less likely.
 SIGNS = {
@@ -40,6 +40,7 @@ SIGNS = {
     "missing": -1,
     "unknown": -1,
     "named": 1,
+    "lead": 1,
 }
 # Each abbreviation's stem, and the stems of its words ("gnns" -> graph neural network).
 SPELLED = {short: stem_list(words) for key, words in ABBREVIATIONS.items() for short in stems(key)}
@@ -183,7 +184,19 @@ def features(
                 1.0 / max(len(topic), 1),
             ]
         )
-    return np.asarray(rows, dtype=float).reshape(len(papers), len(FEATURES))
+    rows = np.asarray(rows, dtype=float).reshape(len(papers), len(FEATURES) - 1)
+    return np.column_stack([rows, lead(rows[:, FEATURES.index("lexical")])])
+
+
+def lead(lexical: np.ndarray) -> np.ndarray:
+    """How far each paper's lexical coverage is ahead of the best other paper's (negative when
+    behind): the paper a description fits, though in other words than its abstract's, stands out
+    ("recovering what's on a screen from light reflected off walls")."""
+    if len(lexical) < 2:
+        return lexical.copy()
+    order = np.argsort(-lexical)
+    best, second = lexical[order[0]], lexical[order[1]]
+    return lexical - np.where(np.arange(len(lexical)) == order[0], second, best)
 
 
 def best_cosine(vectors: np.ndarray, question) -> float:
