@@ -229,3 +229,29 @@ def test_the_paper_a_description_fits_best_leads_the_others():
     lead = FEATURES.index("lead")
     assert rows[0, lead] > 0 > rows[1, lead]
     assert rows[0, lead] == rows[0, FEATURES.index("lexical")] - rows[1, FEATURES.index("lexical")]
+
+
+@pytest.mark.parametrize(
+    ("question", "detail"),
+    [
+        ("lr used for GraphLearner?", "learning rate"),
+        ("What learning rate does GraphLearner use?", "learning rate"),
+        ("How long does it take to train GraphLearner?", "training time"),
+        ("what language is the GraphLearner code written in", "programming language"),
+    ],
+)
+def test_a_detail_asked_in_a_phrase_the_abstract_never_states_is_not_stated(question, detail):
+    from rag.answer.about import unstated
+
+    paper = source(
+        1,
+        "GraphLearner: Learning on Graphs",
+        "We propose GraphLearner, a graph neural network trained with Adam. It beats baselines.",
+    )
+    assert unstated(classify(question), paper) == [detail]
+    said = source(
+        1,
+        "GraphLearner: Learning on Graphs",
+        "We train in 3 hours with learning rate 0.1 in PyTorch.",
+    )
+    assert unstated(classify(question), said) == []

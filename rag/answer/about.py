@@ -9,7 +9,7 @@ import re
 from rag.answer import citations as cite
 from rag.answer.decision import words_of
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import FRAME, Intent
+from rag.answer.intent import DETAIL_PHRASES, FRAME, Intent, states_detail
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import NEGATION, Known, names_in
 from rag.answer.verdict import Reason
@@ -33,11 +33,12 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
     false premise is answered by saying so, not from the closest sentence. `others` are names
     of other papers ("EvA vs MLES"): no premise about this one."""
     text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-    missing = intent.details - stems(text)
+    phrases = [d for d in intent.details if d in DETAIL_PHRASES and not states_detail(d, text)]
+    missing = intent.details - set(DETAIL_PHRASES) - stems(text)
     words = re.findall(r"[A-Za-z][A-Za-z0-9-]+", intent.text)
     known = Known(text)
     names = [n for n in names_in(intent.question) if not known.states(n) and n not in others]
-    return list(dict.fromkeys([*(w for w in words if stems(w) & missing), *names]))
+    return list(dict.fromkeys([*phrases, *(w for w in words if stems(w) & missing), *names]))
 
 
 # "How does X use a diffusion model to ...?" takes for granted that X uses one: the technique

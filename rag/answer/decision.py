@@ -29,7 +29,17 @@ from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stem
 from rag.tuning import AnswerTuning
 
 PARAMETERS = Path(__file__).with_name("decision.json")
-FEATURES = ("chunk", "sentence", "lexical", "phrases", "missing", "unknown", "named", "short", "lead")
+FEATURES = (
+    "chunk",
+    "sentence",
+    "lexical",
+    "phrases",
+    "missing",
+    "unknown",
+    "named",
+    "short",
+    "lead",
+)
 # The sign each weight must have: more similar, more covered, named -> more likely to answer; a
 # rare topic word the paper lacks, or words the corpus lacks -> less likely.
 SIGNS = {

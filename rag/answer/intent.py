@@ -180,6 +180,32 @@ institut univers uni compani fund grant sponsor repositori email review score pa
 )
 
 
+# Details asked in a phrase, each with how an abstract would state it: "What learning rate did
+# FIRE use?", "lr for care-bn", "how long does it take to train X", "what language is the code
+# written in". Asked of a paper whose abstract does not state them, the answer is that it does not.
+DETAIL_PHRASES = {
+    "learning rate": (r"\blearning[- ]rates?\b|\blr\b", r"\blearning[- ]rates?\b"),
+    "training time": (
+        r"\bhow long\b[^?]{0,40}\btrain|\btraining (time|duration)\b|\btime to train\b",
+        r"\b(hours?|days?|minutes?|seconds|wall[- ]?clock|training time)\b",
+    ),
+    "programming language": (
+        r"\b(language|framework)\b[^?]{0,40}\b(written|implemented|coded)\b|\bwritten in\b",
+        r"\b(python|c\+\+|pytorch|jax|tensorflow|julia|rust|cuda|java)\b",
+    ),
+}
+
+
+def asked_details(text: str) -> set[str]:
+    """The details the question asks in a phrase (DETAIL_PHRASES)."""
+    return {d for d, (asks, _) in DETAIL_PHRASES.items() if re.search(asks, text, re.IGNORECASE)}
+
+
+def states_detail(detail: str, text: str) -> bool:
+    """Whether the text states the detail (DETAIL_PHRASES)."""
+    return bool(re.search(DETAIL_PHRASES[detail][1], text, re.IGNORECASE))
+
+
 # What the answer's shape is when the question asks for one (rag.answer.roles composes it).
 # A word that asks for a summary whatever else the question asks ("in a nutshell, what does X do?").
 SUMMARY_WORDS = (
@@ -307,7 +333,7 @@ class Intent(BaseModel):
     asks_authors: bool = False
     asks_venue: bool = False
     asks_code: bool = False  # for the papers whose abstract links to their code (CODE_ASK)
-    details: set[str] = set()  # details it asks that abstracts rarely state (DETAILS)
+    details: set[str] = set()  # details abstracts rarely state (DETAILS, DETAIL_PHRASES)
     shape: str | None = None  # "summary", "contribution", "comparison", "names" (shape_of)
 
     @property
@@ -381,7 +407,7 @@ def classify(
         asks_authors=bool(AUTHORS.search(text)),
         asks_venue=bool(VENUE.search(text)),
         asks_code=bool(CODE_ASK.search(text)),
-        details=stems(text) & DETAILS,
+        details=stems(text) & DETAILS | asked_details(text),
         shape=shape_of(question) or (None if ASKS.search(question) else shape_of(text)),
     )
 
