@@ -310,7 +310,8 @@ class Answerer:
 
     def _complete_list(self, intent: Intent, draft: Draft, filters, mode, page: Page | None):
         """A "which papers" answer listing every paper the decision accepts among the
-        candidates (`_candidates`), and those the rules accept among the top k, saying how many
+        candidates (`_candidates`), and those the rules accept among the top k (unless the
+        decision gives them under `list_rules_floor`), saying how many
         there are; `list_shown` at a time, the next ones when the question asks for more."""
         sources, accepted, rates = self._candidates(intent, filters, mode)
         deepest = len(sources) >= self.tuning.list_max_depth
@@ -320,6 +321,9 @@ class Answerer:
         top = sources[: self.settings.top_k]
         if not intent.asks_code and not self._irrelevant(intent, top, rates[: len(top)]):
             known = {source.paper.paper_id for source, _ in picks}
+            known |= {  # one the decision is sure of is no answer: the rules don't list it
+                s.paper.paper_id for s, p in zip(top, rates) if p < self.tuning.list_rules_floor
+            }
             ruled = relevant_papers(top, intent, self.embedder, self.tuning)
             picks += [pick for pick in ruled if pick[0].paper.paper_id not in known]
         if not picks:
