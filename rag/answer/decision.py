@@ -2,10 +2,11 @@
 from evidence that carries over to new wording and new corpora: how close the question is to the
 paper's chunks and sentences (dense), how much of its topic the paper's words cover, weighted by
 how rare each word is in the corpus (lexical, BM25's document frequencies), the rarest topic word
-the paper never uses, the share of topic words the corpus never uses, and whether the question
-names the paper. A logistic regression fitted on generated questions (scripts/fit_decision.py)
-weighs them; its parameters, and the command that made them, are in decision.json. The same
-probability decides whether a prose answer is given and which papers a list contains."""
+the paper never uses, the share of topic words the corpus never uses, whether the question names
+the paper, and how far its lexical coverage leads the best other paper's. A logistic regression
+fitted on generated questions (scripts/fit_decision.py) weighs them; its parameters, and the
+command that made them, are in decision.json. The same probability decides whether a prose
+answer is given and which papers a list contains."""
 
 import itertools
 import json
@@ -303,7 +304,8 @@ class Relevance:
         return [float(p) for p in self.decision.probabilities(self.assess(intent, sources))]
 
     def assess(self, intent, sources: list[Source]) -> np.ndarray:
-        """Per source, its row of FEATURES for the question."""
+        """Per source, its row of FEATURES for the reading of the question it answers best: the
+        question itself, or an alternative whose words the paper uses as written."""
         if not sources:
             return np.zeros((0, len(FEATURES)))
         vector = np.asarray(self.embedder.embed([intent.query])[0])

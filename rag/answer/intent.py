@@ -442,8 +442,8 @@ HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")
 # or assortment", "continual learning, i.e. learning tasks in sequence", "e.g.", "such as" (not
 # the "/" of "w/").
 DISJUNCTION = re.compile(r"(?<!\bw)/|\bor\b|\b(?:e\.\s?g|i\.\s?e)\b\.?|\bsuch as\b", re.IGNORECASE)
-# Alternatives under a negation are what a paper must not be ("not imitation learning or
-# bandits", "without backpropagation or gradient descent"): such a question has none.
+# Alternatives after a negation are what a paper must not be ("not imitation learning or
+# bandits", "without backpropagation or gradient descent"): none is a reading.
 NEGATED = re.compile(
     r"\b(not|no|without|except|excluding|rather than|instead of|other than)\b", re.IGNORECASE
 )
@@ -473,7 +473,7 @@ def closed_up(text: str) -> str:
 def joined_compounds(text: str) -> set[str]:
     """The stems of the text's hyphenated compounds written as one word: "trade-off" ->
     "tradeoff", "physics-informed" -> "physicsinform"."""
-    return stems(" ".join(re.sub(r"[-‐‑–]", "", m) for m in HYPHENATED.findall(text)))
+    return stems(" ".join(closed_up(m) for m in HYPHENATED.findall(text)))
 
 
 def is_search(text: str, named, tuning: AnswerTuning) -> bool:
