@@ -692,3 +692,22 @@ def test_a_list_of_papers_with_code_is_those_whose_abstract_links_to_it(answerer
     cited = {c.paper_id for c in answer.citations}
     linked = {s.paper.paper_id for s in answer.sources if "https://github.com/" in s.paper.abstract}
     assert len(cited) == 6 and cited == linked
+
+
+def test_a_list_question_on_a_new_topic_after_a_list_stands_alone(answerer_with):
+    """ "federated learning papers" after a list of continual learning papers asks for federated
+    learning papers, not for continual learning and federated learning at once."""
+    answerer = answerer_with(backend=FakeBackend())
+    first, answer = run(answerer, "continual learning papers")
+    history = [
+        Message(role="user", content="continual learning papers"),
+        Message(role="assistant", content=answer.text),
+    ]
+    assert (
+        answerer._intent("federated learning papers", history).text == "federated learning papers"
+    )
+    _, answer = run(answerer, "federated learning papers", history=history)
+    assert (
+        "A Unified Analysis of Stochastic Gradient Descent with Arbitrary Data Permutations and Beyond"
+        in {c.title for c in answer.citations}
+    )

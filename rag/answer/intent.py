@@ -508,6 +508,12 @@ def topic_words(text: str) -> list[str]:
     return [w for w in dict.fromkeys(words) if stems(w) and stems(w) <= topic]
 
 
+def asks_for_papers_on(question: str) -> bool:
+    """Whether the question asks for papers on a topic it states ("federated learning papers",
+    "anything on sharpness?"), not on one it leaves to the conversation."""
+    return bool(LIST_QUESTION.search(question)) and bool(topic_of(question))
+
+
 def refers_back(question: str) -> bool:
     """Whether the question points at papers named before ("those", "it", "which one")."""
     return bool(REFERS_BACK.search(question))

@@ -16,6 +16,7 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
 from rag.answer.intent import (
     Intent,
+    asks_for_papers_on,
     carries_on,
     classify,
     compared_group,
@@ -240,8 +241,11 @@ class Answerer:
         scope = scope if scope and not named - scope else None
         described = self._new_group(question, scope)
         scope = None if described else scope
-        # "pinns" after another answer: an abbreviation the corpus defines is a topic of its own
-        topic = self.relevance.spelled(question) != question and not continues(question, 0)
+        # "pinns" after another answer: an abbreviation the corpus defines is a topic of its own;
+        # so is "federated learning papers" after a list of continual learning papers
+        topic = not continues(question, 0) and (
+            self.relevance.spelled(question) != question or asks_for_papers_on(question)
+        )
         if scope or described or topic or (named and not carries_on(question)):
             standalone = question
         else:
