@@ -255,3 +255,16 @@ def test_a_detail_asked_in_a_phrase_the_abstract_never_states_is_not_stated(ques
         "We train in 3 hours with learning rate 0.1 in PyTorch.",
     )
     assert unstated(classify(question), said) == []
+
+
+def test_a_premise_the_abstract_reverses_is_false_and_one_it_states_is_not():
+    from rag.answer.about import reversed_premise
+
+    background = "Generalization of guessing gets better as networks grow deeper."
+    result = "We prove that generalization of guessing deteriorates as networks grow wider."
+    paper = source(1, "Guessing Nets", f"{background} {result}")
+    wider = "How does the guessing paper show that guessing generalizes better as nets grow wider?"
+    assert reversed_premise(wider, [paper]) == (paper, result)
+    deeper = "Why does guessing generalize better as networks grow deeper?"
+    assert reversed_premise(deeper, [paper]) is None
+    assert reversed_premise("How does the guessing paper define width?", [paper]) is None

@@ -597,6 +597,8 @@ def test_a_question_offering_alternatives_has_each_as_a_reading(question, altern
         ("papers with code available?", True),
         ("any papers that release their code", True),
         ("Which papers are open-source?", True),
+        ("Which papers say their code or a software package is publicly available?", True),
+        ("Which papers study software engineering?", False),
         ("Which papers study code generation?", False),
         ("Which papers are publicly funded?", False),
     ],

@@ -141,6 +141,67 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
     return max(denials, key=lambda d: d[:2])[2:] if denials else None
 
 
+# Words that say which way something goes, as stems: a premise saying one way (P: "guessing
+# generalizes better as nets get wider") that the paper's sentence on the same thing reverses
+# ("generalization under G&C deteriorates with increasing width") is false. Each entry is what
+# the premise says, then what reverses it; written from what comparisons say, not from any
+# question ("improves" is no entry: stemming drops it as a generic research verb).
+BETTER = {"better", "superior", "outperform", "beat"}
+WORSE = {"wors", "deterior", "inferior", "underperform", "degrad", "hurt"}
+EASIER, HARDER = {"easier", "easi", "simpler"}, {"harder", "hard"}
+FASTER, SLOWER = {"faster", "speed", "acceler", "quicker"}, {"slower", "slow", "cannot", "hinder"}
+SAME, DIFFERENT = {"same", "ident", "similar", "equival"}, {"differ", "distinct"}
+DIRECTIONS = [
+    (BETTER, WORSE),
+    (WORSE, BETTER),
+    (EASIER, HARDER),
+    (HARDER, EASIER),
+    (FASTER, SLOWER),
+    (SLOWER, FASTER),
+    (SAME, DIFFERENT),  # not the other way: "how does A differ from B" is a comparison
+]
+# "How does X show (that) P", "why are/do P (according to X)", "how does X <speed up> ...": the
+# premise P, read only when it says which way something goes.
+PREMISE = re.compile(
+    r"^\s*(?:how\s+(?:does|did|do)\b.+?\b(?:show|prove|demonstrate|find)s?\s+(?:that\s+)?"
+    r"|why\s+(?:are|is|do|does|did|would|was|were)\s+|how\s+(?:does|do|did)\s+)(?P<claim>.+)",
+    re.IGNORECASE,
+)
+
+
+def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
+    """The paper and its sentence that reverse which way the question's premise says something
+    goes: a sentence sharing two or more of the premise's words (as `read` gives them, with the
+    corpus's abbreviations spelled out: "NC" is neural collapse) that says the opposite
+    (DIRECTIONS) and not the same, sharing more than any sentence saying the same, or as many
+    and coming later (results come after background: "in standard settings pure states are
+    easier", then "we prove they are as hard"). Only the paper the question is about (named,
+    else the first) is read."""
+    match = WHY_CLAIM.search(question) or PREMISE.search(question)
+    if not match or DENIES.search(match.group("claim")):
+        return None
+    claim = read(match.group("claim"))
+    said = [(same, other) for same, other in DIRECTIONS if claim & same]
+    if not said:
+        return None
+    claim -= set().union(*(one | two for one, two in DIRECTIONS))
+    source = next((s for s in sources if s.named), sources[0] if sources else None)
+    if source is None:
+        return None
+    best_for, best_against = (0, -1), (0, -1, "")
+    for place, sentence in enumerate(split_sentences(source.paper.abstract)):
+        words = read(sentence)
+        shared = len(claim & words)
+        for same, other in said:
+            if words & same:
+                best_for = max(best_for, (shared, place))
+            elif words & other:
+                best_against = max(best_against, (shared, place, sentence))
+    # most shared words first, then the later sentence (results come after background)
+    shared, _, sentence = best_against
+    return (source, sentence) if shared >= 2 and best_against[:2] > best_for else None
+
+
 def denied(source: Source, sentence: str, draft: Draft) -> Answer:
     """The reply to a question whose premise the paper's abstract denies: which paper, and the
     sentence that says otherwise."""

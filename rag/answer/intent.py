@@ -155,13 +155,14 @@ VENUE = re.compile(
 # a link (CODE_LINK); the words that ask for it (CODE_WORDS, stems) are no topic.
 CODE_ASK = re.compile(
     r"\bgithub\b|\b(code|implementation)s?\b[^?]{0,30}\b(available|released?|public|online|"
-    r"links?|repo(sitor(y|ies))?|shared?)\b|\b(release|share|publish|link to)\w*\b[^?]{0,20}"
-    r"\b(code|implementation)s?\b|\bopen[- ]sourced?\b|\b(code )?repo(sitor(y|ies))?\b",
+    r"links?|repo(sitor(y|ies))?|shared?)\b|\b(software|package|library|toolkit)s?\b[^?]{0,30}"
+    r"\b(available|released?|public|online)\b|\b(release|share|publish|link to)\w*\b[^?]{0,20}"
+    r"\b(code|implementation|software|package|library|toolkit)s?\b|\bopen[- ]sourced?\b|\b(code )?repo(sitor(y|ies))?\b",
     re.IGNORECASE,
 )
 CODE_WORDS = set(
     """github code implement link repositori repo avail releas public publicli open sourc share
-publish onlin includ url give""".split()
+publish onlin includ url give softwar packag librari toolkit say""".split()
 )
 CODE_LINK = re.compile(r"https?://|\bgithub\.com\b|\bwww\.", re.IGNORECASE)
 

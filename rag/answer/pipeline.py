@@ -6,7 +6,13 @@ import logging
 import time
 from collections.abc import Iterator
 
-from rag.answer.about import about_paper, asked_paper, contradicted, denied
+from rag.answer.about import (
+    about_paper,
+    asked_paper,
+    contradicted,
+    denied,
+    reversed_premise,
+)
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.context import focus, select
@@ -171,7 +177,9 @@ class Answerer:
             yield from self._complete_list(intent, draft, filters, mode, page)
         elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
-        elif denial := contradicted(intent.text, sources[: self.settings.top_k]):
+        elif denial := contradicted(intent.text, sources[: self.settings.top_k]) or (
+            reversed_premise(intent.text, sources[: self.settings.top_k], self._read)
+        ):
             yield from shown(denied(*denial, draft))  # "why does X conclude that <not so>?"
         elif intent.shape and (answer := self._composed(intent, sources, draft)):
             yield from shown(answer)
@@ -253,6 +261,10 @@ class Answerer:
                 question, history, self._rewriter(), self.tuning.follow_up_words
             )
         return classify(question, standalone, named, scope, tuning=self.tuning)
+
+    def _read(self, text: str) -> set[str]:
+        """The text's stems, with the corpus's abbreviations also read as their words."""
+        return stems(self.relevance.spelled(text))
 
     def _new_group(self, question: str, scope: set[str] | None) -> bool:
         """Whether the question describes a group the conversation's papers are not ("the two
