@@ -711,3 +711,15 @@ def test_a_list_question_on_a_new_topic_after_a_list_stands_alone(answerer_with)
         "A Unified Analysis of Stochastic Gradient Descent with Arbitrary Data Permutations and Beyond"
         in {c.title for c in answer.citations}
     )
+
+
+def test_a_detail_none_of_the_listed_papers_states_is_said_of_them_all(answerer_with):
+    answerer = answerer_with(backend=FakeBackend())
+    _, listed = run(answerer, "sharpness / flat minima papers?")
+    history = [
+        Message(role="user", content="sharpness / flat minima papers?"),
+        Message(role="assistant", content=listed.text),
+    ]
+    _, answer = run(answerer, "what gpus did they use", history=history)
+    assert answer.abstained and answer.text.startswith("None of the abstracts of")
+    assert all(c.title in answer.text for c in listed.citations)

@@ -246,6 +246,22 @@ def not_stated(
     return abstention(draft, [source], Reason.NOT_STATED, text=text)
 
 
+def unstated_by_all(intent: Intent, sources: list[Source], draft: Draft) -> Answer | None:
+    """The reply to a follow-up asking a detail of the several papers it refers to ("what
+    learning rate does it use?" after a list) when none of their abstracts states it; None when
+    one may."""
+    scoped = [s for s in sources if intent.scope and s.paper.paper_id in intent.scope]
+    if len(scoped) < 2 or not intent.details:
+        return None
+    missing = [unstated(intent, source) for source in scoped]
+    if not all(missing):
+        return None
+    asked = " or ".join(f"'{word}'" for word in dict.fromkeys(w for m in missing for w in m))
+    titles = ", ".join(f"'{s.paper.title}'" for s in scoped)
+    text = f"None of the abstracts of {titles} states that (none mentions {asked})."
+    return abstention(draft, scoped, Reason.NOT_STATED, text=text)
+
+
 def about_paper(
     intent: Intent,
     source: Source,

@@ -12,6 +12,7 @@ from rag.answer.about import (
     contradicted,
     denied,
     reversed_premise,
+    unstated_by_all,
 )
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
@@ -197,6 +198,8 @@ class Answerer:
             )
         ):
             yield from shown(answer)
+        elif answer := unstated_by_all(intent, sources, draft):
+            yield from shown(answer)  # "what learning rate does it use" after a list
         else:
             sources = select(sources, self.tuning)
             passages = focus(sources, intent.text, self.embedder, self.settings.source_words)
