@@ -29,11 +29,11 @@ def best_sentences(
     question: str, sources: list[Source], intent: Intent, embedder, tuning: AnswerTuning
 ) -> list[tuple[int, str]]:
     """(source number, sentence) of the best sentence of each close-enough source. When the
-    question names papers (or follows up on one), only those answer. A question asking for one paper gets one: citing
-    the runners-up as well made a third of those answers cite a wrong paper. A question asking
-    for a figure is answered only by sentences stating one (first those whose figure is next to
-    a word of the question: "up to 100x speedup" for "How large a speedup ...?"), or not at
-    all."""
+    question names papers (or follows up on one), only those answer. A question asking for one
+    paper gets one: citing the runners-up as well made a third of those answers cite a wrong
+    paper. A question asking for a figure is answered only by sentences stating one (first those
+    whose figure is next to a word of the question: "up to 100x speedup" for "How large a
+    speedup ...?"), or not at all."""
     named = {  # named, or the one paper a follow-up is about
         n
         for n, source in enumerate(sources, 1)

@@ -157,7 +157,8 @@ CODE_ASK = re.compile(
     r"\bgithub\b|\b(code|implementation)s?\b[^?]{0,30}\b(available|released?|public|online|"
     r"links?|repo(sitor(y|ies))?|shared?)\b|\b(software|package|library|toolkit)s?\b[^?]{0,30}"
     r"\b(available|released?|public|online)\b|\b(release|share|publish|link to)\w*\b[^?]{0,20}"
-    r"\b(code|implementation|software|package|library|toolkit)s?\b|\bopen[- ]sourced?\b|\b(code )?repo(sitor(y|ies))?\b",
+    r"\b(code|implementation|software|package|library|toolkit)s?\b|\bopen[- ]sourced?\b"
+    r"|\b(code )?repo(sitor(y|ies))?\b",
     re.IGNORECASE,
 )
 CODE_WORDS = set(
