@@ -268,3 +268,15 @@ def test_a_premise_the_abstract_reverses_is_false_and_one_it_states_is_not():
     deeper = "Why does guessing generalize better as networks grow deeper?"
     assert reversed_premise(deeper, [paper]) is None
     assert reversed_premise("How does the guessing paper define width?", [paper]) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Which papers report experiments on CIFAR datasets?", {"cifar"}),
+        ("which ones evaluate on imagenet (any variant)", {"imagenet"}),
+        ("Which papers prove regret bounds?", {"regret", "bound"}),
+    ],
+)
+def test_words_that_frame_what_is_asked_are_no_topic(question, topic):
+    assert classify(question).topic == topic

@@ -97,7 +97,8 @@ tell know want need find search topic interest help give explain describ summar 
 corpus collect abstract articl public thing stuff pleas kind sort exist compar versus differ what
 between tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
-establish deriv provid form type core part style way like evalu report result one""".split()
+establish deriv provid form type core part style way like evalu report result one dataset
+variant""".split()
 )
 
 
