@@ -238,12 +238,16 @@ def not_stated(
     """The reply when the abstract does not state what is asked: which paper, what it does not
     state (or what it `says` it does not: "does not name the datasets"), and the sentence that
     comes closest."""
-    asked = " or ".join(f"'{word}'" for word in details)
-    says = says or f"does not state that (it never mentions {asked})"
+    says = says or f"does not state that (it never mentions {either(details)})"
     text = f"The abstract of '{source.paper.title}' {says}."
     if closest and closest[0][1]:
         text += f' The closest it comes: "{closest[0][1]}"'
     return abstention(draft, [source], Reason.NOT_STATED, text=text)
+
+
+def either(words: list[str]) -> str:
+    """The words quoted, joined by "or": "'gpu' or 'learning rate'"."""
+    return " or ".join(f"'{word}'" for word in words)
 
 
 def unstated_by_all(intent: Intent, sources: list[Source], draft: Draft) -> Answer | None:
@@ -256,7 +260,7 @@ def unstated_by_all(intent: Intent, sources: list[Source], draft: Draft) -> Answ
     missing = [unstated(intent, source) for source in scoped]
     if not all(missing):
         return None
-    asked = " or ".join(f"'{word}'" for word in dict.fromkeys(w for m in missing for w in m))
+    asked = either(list(dict.fromkeys(word for words in missing for word in words)))
     titles = ", ".join(f"'{s.paper.title}'" for s in scoped)
     text = f"None of the abstracts of {titles} states that (none mentions {asked})."
     return abstention(draft, scoped, Reason.NOT_STATED, text=text)
