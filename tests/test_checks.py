@@ -185,6 +185,21 @@ def test_a_paper_that_ignores_the_question_key_word_is_rejected_unless_named():
     assert KeyWord().run(review_of(summary, [GRAPHS], sentences)) == []
 
 
+def test_a_typo_of_a_word_the_paper_uses_is_no_ignored_key_word():
+    from rag.answer.checks.key_word import ignored_word
+    from rag.answer.decision import Lexicon
+
+    used = {"graph": 3, "attack": 2, "neural": 5, "network": 5}
+    words = Lexicon(lambda ws: {w: used.get(w, 0) for w in ws}, 10, used)
+    question = "which papers study graph atacks"
+    embedder = WordsEmbedder()
+    assert ignored_word(question, GRAPHS, embedder, 0.0, topic={"graph", "atack"}) == "atacks"
+    assert (
+        ignored_word(question, GRAPHS, embedder, 0.0, topic={"graph", "atack"}, lexicon=words)
+        is None
+    )
+
+
 def test_without_a_model_a_which_paper_answer_must_meet_the_last_condition():
     question = classify("Which paper attacks graph neural networks on protein molecules?")
     sentences = [claim("It attacks graph neural networks.", 1)]

@@ -115,7 +115,7 @@ class Lexicon:
 
     def typos(self, words: set[str]) -> dict[str, str]:
         """Each word the corpus never uses, with the corpus word it is a likely typo of
-        (`corrected`)."""
+        (`corrected`): one with the same first letter ("unlearn" is no typo of "learn")."""
         import difflib
 
         unknown = [
@@ -127,7 +127,7 @@ class Lexicon:
             w: difflib.get_close_matches(w, self.vocabulary, n=1, cutoff=self.similarity)
             for w in unknown
         }
-        return {w: fix[0] for w, fix in fixes.items() if fix}
+        return {w: fix[0] for w, fix in fixes.items() if fix and fix[0][0] == w[0]}
 
     def corrected_pairs(self, pairs: set[str]) -> set[str]:
         """Neighbouring stems with typos corrected ("feder lern" -> "feder learn")."""

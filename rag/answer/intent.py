@@ -70,9 +70,27 @@ ONE_PAPER = re.compile(
 CONTRAST = re.compile(r"^\s*contrast\b|\bcompare\s+and\s+contrast\b", re.IGNORECASE)
 
 
+# How central the topic must be to a paper ("where it's the main focus", "the ones with methods
+# built for it, not just tested on it", "either as the main subject or as a component of ..."):
+# the decision already asks that the paper be about the topic; these words are no topic.
+FOCUS = re.compile(
+    r"\(?\b(?:where|when|in which)\s+(?:it'?s|its|it is|they'?re|theyre|they are|that'?s|thats)"
+    r"\s+(?:actually\s+|really\s+)?(?:the\s+)?(?:main\s+|primary\s+|central\s+|core\s+)?"
+    r"(?:focus|subject|topic|point)\)?"
+    r"|\b(?:the\s+)?ones?\s+(?:with|that have|having)\s+(?:methods?|approaches?|algorithms?)\s+"
+    r"(?:built|designed|made|developed|tailored)\s+for\s+(?:it|them|this)\b"
+    r"|,?\s*\(?\bnot\s+(?:just|only|merely|simply)\s+(?:tested|evaluated|applied|used|benchmarked)"
+    r"\s+(?:on|in|for|with)\s+(?:it|them|this)\)?"
+    r"|,?\s*\b(?:either\s+)?as\s+(?:the|a|their)\s+(?:main|primary|central|core)\s+"
+    r"(?:subject|focus|topic)\b(?:\s+or\s+as\s+(?:a|one)\s+(?:component|part)\s+of\b[^?]*)?",
+    re.IGNORECASE,
+)
+
+
 def unframed(text: str) -> str:
-    """The question without its list frame ("which papers") or a framing "contrast"."""
-    return CONTRAST.sub(" ", LIST_FRAME.sub(" ", text))
+    """The question without its list frame ("which papers"), a framing "contrast", or how
+    central its topic must be (FOCUS)."""
+    return FOCUS.sub(" ", CONTRAST.sub(" ", LIST_FRAME.sub(" ", text)))
 
 
 # Follow-ups: words that point back at the conversation.
@@ -98,7 +116,7 @@ corpus collect abstract articl public thing stuff pleas kind sort exist compar v
 between tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
 establish deriv provid form type core part style way like evalu report result one dataset
-variant""".split()
+variant main primari bound guarante""".split()
 )
 
 

@@ -102,7 +102,13 @@ class Answerer:
         self.embedder = StoredSentences(embedder, self.retriever.store)
         self._backend = backend
         self.relevance = Relevance(self.retriever, self.embedder, tuning=self.tuning)
-        tools = Tools(self.embedder, self.retriever.metadata, self.tuning, self.backend)
+        tools = Tools(
+            self.embedder,
+            self.retriever.metadata,
+            self.tuning,
+            self.backend,
+            lambda: self.relevance.lexicon,
+        )
         self.checker = Checker(tools)
 
     def backend(self) -> LLMBackend:

@@ -23,6 +23,7 @@ class Tools:
     metadata: object
     tuning: AnswerTuning
     judge: Callable[[], object]
+    lexicon: Callable[[], object] = lambda: None  # the index's Lexicon: a typo's corpus word
 
 
 @dataclass

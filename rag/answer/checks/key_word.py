@@ -19,11 +19,18 @@ WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 
 
 def ignored_word(
-    question: str, source: Source, embedder, weight: float, names: str = "", topic=None
+    question: str,
+    source: Source,
+    embedder,
+    weight: float,
+    names: str = "",
+    topic=None,
+    lexicon=None,
 ) -> str | None:
     """The question's key word that the source's text never uses and its closest sentence does
     not answer, or None. Words of `names` (other papers' titles and authors) are not key words,
-    nor words outside the question's `topic` stems when given ("Compare", "anything")."""
+    nor words outside the question's `topic` stems when given ("Compare", "anything"), nor a
+    typo whose corpus word (the `lexicon`'s) the text uses ("lerning")."""
     texts = evidence_sentences(source.paper)
     used = stems(" ".join([names, *texts]))
     missing = [
@@ -31,6 +38,7 @@ def ignored_word(
         for word in dict.fromkeys(WORD.findall(question))
         if (own := stems(word))
         and not set(spelled_out(list(own))) <= used  # "nets": "networks"
+        and not (lexicon and set(lexicon.typos(own).values()) & used)
         and (topic is None or own <= topic)
     ]
     if not missing:
@@ -62,6 +70,7 @@ class KeyWord(Check):
                 tools.tuning.key_word_weight,
                 names,
                 review.intent.topic,
+                tools.lexicon(),
             )
             if word:
                 named = sources[number - 1].named
