@@ -80,9 +80,10 @@ class AnswerTuning(BaseModel):
     )
     premise_common_share: float = tuned(
         0.2,
-        "'How does X use T ...?' is declined as a false premise (not_stated) when X's abstract "
-        "uses none of T's informative words: those in at most this share of the corpus's "
-        "chunks ('model', 'learning' say nothing). By reading, then checked on the dev set.",
+        "'How does X use T ...?' ('train T', '... with T') is declined as a false premise "
+        "(not_stated) when X's abstract uses less than half of T's informative words, weighed "
+        "by rarity: those in at most this share of the corpus's chunks ('model', 'learning' "
+        "say nothing). By reading, then checked on the dev set.",
         ge=0.0,
         le=1.0,
     )

@@ -116,7 +116,8 @@ def test_a_detail_the_named_paper_never_mentions_is_not_stated():
 def test_a_technique_the_named_paper_never_uses_is_a_false_premise_said_so():
     """ "How does X use T?" takes T for granted: when X's abstract uses none of T's informative
     words it is not_stated; a common word ("model") tells nothing, a typo is read as its word."""
-    paper, words = named(GRAPHS), lexicon({"diffus": 2, "model": 9, "graph": 3, "attack": 3})
+    paper = named(GRAPHS)
+    words = lexicon({"diffus": 2, "model": 9, "graph": 3, "attack": 3, "structur": 6, "node": 3})
 
     def asked(question):
         intent = classify(question)
@@ -131,6 +132,13 @@ def test_a_technique_the_named_paper_never_uses_is_a_false_premise_said_so():
             and "never mentions" in answer.text
         )
     assert asked("How does the paper use graph structure to attack?") is None  # it does
+    for question in (
+        "how does it train diffusion models",  # what it trains, or does it with, is granted
+        "How does the attack pick nodes with a diffusion model?",
+        "How does it use diffusion attacks on graphs?",  # half of the rarity: "diffusion"
+    ):
+        assert asked(question).reason == Reason.NOT_STATED
+    assert asked("Which nodes does the paper choose to use during an attack?") is None
     assert asked("How does the paper use a model?") is None  # "model" tells nothing
     assert asked("Does the paper use a diffusion model?") is None  # no "how does ... use"
 

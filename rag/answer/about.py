@@ -46,7 +46,19 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
 USES = re.compile(
     r"^\s*how (?:does|do|did|can|could|would)\b.+?\b(?:uses?|using|appl(?:y|ies)|employs?|"
     r"leverages?|incorporates?|utili[sz]es?|exploits?|integrates?|rel(?:y|ies) on|combines?)\s+"
+    r"(?!(?:to|for|in|into|when|so|as|with|on|at|during|while)\b)"  # "which ... to use during"
     r"(?P<what>.+?)(?:\s+(?:to|for|in|into|when|so|as|with|on|at|during|while)\b|[?.!]|$)",
+    re.IGNORECASE,
+)
+
+
+# "How does X train Poincaré embeddings", "how does X fine-tune with calibration data", "how does
+# X handle prices with a neural network": what it is done with, or what is trained, is taken for
+# granted too.
+DONE_WITH = re.compile(
+    r"^\s*how (?:does|do|did|can|could|would)\b.+?\b(?:(?:with|using|via|through)\s+(?:an?\s+)?|"
+    r"(?:trains?|fine-?tunes?)\s+)"
+    r"(?P<what>.+?)(?:\s+(?:to|for|in|into|when|so|as|on|at|during|while|after|before)\b|[?.!]|$)",
     re.IGNORECASE,
 )
 
@@ -60,18 +72,22 @@ WHAT_USED = re.compile(
 
 
 def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str]:
-    """The technique a "how does X use T ...?" ("what T does X use?") question takes for
-    granted, when X's text uses
-    none of T's informative words (typos corrected, "llm" read as its words; a word in more than
-    `common` of the corpus's chunks, "model" or "learning", tells nothing): a false premise,
-    answered by saying so."""
-    match = USES.search(intent.text) or WHAT_USED.search(intent.text)
+    """The technique a "how does X use T ...?" ("what T does X use?", "how does X train T",
+    "... with T") question takes for granted, when X's text uses less than half of T's
+    informative words, weighed by rarity (typos corrected, "llm" read as its words; a word in
+    more than `common` of the corpus's chunks, "model" or "learning", tells nothing): a false
+    premise, answered by saying so ("reinforcement learning from human feedback" of a paper
+    that only says "reinforcement learning")."""
+    match = (
+        USES.search(intent.text) or WHAT_USED.search(intent.text) or DONE_WITH.search(intent.text)
+    )
     if not match or lexicon is None:
         return []
     asked = lexicon.corrected(stems(match.group("what")) - FRAME, defined=False)  # "ppo" as is
     frequencies = lexicon.frequencies(asked)
-    informative = {w for w in asked if frequencies[w] <= common * lexicon.documents}
-    if not informative or informative & words_of(source)[0]:
+    idf = {w: lexicon.idf_of(n) for w, n in frequencies.items() if n <= common * lexicon.documents}
+    used = words_of(source)[0]
+    if not idf or 2 * sum(v for w, v in idf.items() if w in used) >= sum(idf.values()):
         return []
     return [match.group("what")]
 
