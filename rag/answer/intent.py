@@ -143,6 +143,23 @@ ABBREVIATIONS = {
     "snns": "spiking neural networks",
     "nlp": "natural language processing",
     "sgd": "stochastic gradient descent",
+    "gd": "gradient descent",
+    "fl": "federated learning",
+    "vlm": "vision language model",
+    "vlms": "vision language models",
+    "bo": "bayesian optimization",
+    "ot": "optimal transport",
+    "ssl": "self-supervised learning",
+    "kd": "knowledge distillation",
+    "gan": "generative adversarial network",
+    "gans": "generative adversarial networks",
+    "vit": "vision transformer",
+    "vits": "vision transformers",
+    "mlp": "multilayer perceptron",
+    "mlps": "multilayer perceptrons",
+    "nas": "neural architecture search",
+    "hpo": "hyperparameter optimization",
+    "moe": "mixture of experts",
 }
 
 # Abbreviations of two letters, which stemming drops as too short: spelled out before the
