@@ -63,6 +63,11 @@ PRICER = source(
         ("How does REINIT handle different domains?", None),
         ("What datasets does REINIT evaluate on?", "names"),
         ("which benchmarks did they use", "names"),
+        ("what models does REINIT evaluate", "names"),
+        ("models + datasets in the REINIT paper?", "names"),
+        ("Which architectures and datasets was REINIT benchmarked on?", "names"),
+        ("Which work models how weights evolve during test-time adaptation?", None),  # a verb
+        ("what diffusion model does REINIT use to synthesize audio", None),  # taken for granted
         ("How does REINIT balance stability and plasticity?", None),
         ("What learning rate does REINIT use, compared with SGD?", None),
     ],

@@ -272,8 +272,11 @@ CONTRIBUTION_ASK = re.compile(
 NAMES_ASK = re.compile(
     r"^(?!.*\bhow many\b).*\b(what|which|on what|any)\s+(datasets?|benchmarks?|data ?sets?|"
     r"environments?|games?|baselines?)\b"
-    r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?)\b[^?]{0,40}\b(used?|evaluat\w*|"
-    r"test\w*|tried|validat\w*|run|ran|trained)\b"
+    r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?|envs?)\b[^?]{0,40}\b(used?|"
+    r"evaluat\w*|test\w*|tried|validat\w*|run|ran|trained|benchmark\w*|experiment\w*)\b"
+    r"|\b(what|which)\s+(models?|architectures?|backbones?)\s+(does|do|did|is|are|was|were)\b"
+    r"|^(?!.*\bhow many\b).*\b(models?|architectures?|llms?|backbones?)\s*(and|\+|&)\s*"
+    r"(datasets?|benchmarks?|tasks?)\b"
     r"|\b(names? of|which specific|(which|what) (two|three|four|five|six|\d+))\b[\w -]{0,30}?"
     r"\b(datasets?|benchmarks?|tasks?|environments?|games?|categories|baselines?)\b",
     re.IGNORECASE,
