@@ -7,6 +7,7 @@ from typer.testing import CliRunner
 
 from rag.answer.pipeline import Answerer
 from rag.answer.prompts import CANNOT_ANSWER
+from rag.answer.verdict import Reason
 from rag.cli import app
 from rag.errors import RagError
 from rag.llm import BackendError
@@ -486,6 +487,17 @@ def test_the_fallback_answer_to_which_paper_is_checked_like_the_extractive_one(a
     _, answer = run(answerer_with(backend=Broken()), question)
     assert answer.abstained and answer.fallback_from == "fake"
     assert any("'federated clients'" in notice for notice in answer.notices)
+
+
+def test_a_model_draft_with_no_support_gives_way_to_the_abstracts_own_sentences(answerer_with):
+    reply = "It keeps a replay buffer of past tasks and distills the old model into the new [1]."
+    question = "How does FIRE balance stability and plasticity?"
+    _, answer = run(answerer_with(reply=reply), question)
+    assert not answer.abstained and answer.fallback_from == "fake"
+    assert Reason.EXTRACTED in answer.reasons and title_names(answer) == {"FIRE"}
+    assert "replay buffer" not in answer.text  # the model's words are not shown
+    _, declined = run(answerer_with(reply=reply), "What GPU cluster trained FIRE's model?")
+    assert declined.abstained and Reason.EXTRACTED not in declined.reasons
 
 
 def test_an_uncited_sentence_naming_a_source_by_its_method_is_cited_to_it(answerer_with):

@@ -449,7 +449,25 @@ class Answerer:
             pieces = [self._fallback(error, prompt, draft, facets)]
             yield f"\n\n[{draft.notices[-1]}]\n\n"
             yield pieces[0]
-        yield self.check("".join(pieces), prompt.sources, draft)
+        answer = self.check("".join(pieces), prompt.sources, draft)
+        if answer.reason == Reason.NO_SUPPORT and draft.writer_is_model:
+            answer = self._extracted_instead(prompt, draft, facets) or answer
+        yield answer
+
+    def _extracted_instead(self, prompt: Prompt, draft: Draft, facets: Intent) -> Answer | None:
+        """The abstracts' own sentences, checked, when the model's draft had no supported
+        sentence (a small model's paraphrase the checks cannot tie to its abstract), saying so;
+        None when they do not answer either."""
+        from rag.llm.extractive import ExtractiveBackend
+
+        draft = draft.model_copy(deep=True)
+        draft.reasons.append(Reason.EXTRACTED)
+        draft.notices.append(notice(Reason.EXTRACTED))
+        draft.fallback_from, draft.backend = draft.backend, "extractive"
+        draft.writer_is_model = draft.can_judge = False
+        raw = ExtractiveBackend(self.settings).complete(self._extracted(prompt, facets))
+        answer = self.check(raw, prompt.sources, draft)
+        return None if answer.abstained else answer
 
     def _fallback(self, error: Exception, prompt: Prompt, draft: Draft, facets: Intent) -> str:
         """The extractive answer instead of a failed backend's, with a notice saying so."""

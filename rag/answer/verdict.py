@@ -35,6 +35,7 @@ class Reason(StrEnum):
     STATED_FIGURE = "stated_figure"  # the paper's sentence stating the asked figure answers
     UNSTATED_NAMES = "unstated_names"  # sentences naming what their paper does not: left out
     RESTATED_NAMES = "restated_names"  # ... or said again in their paper's own sentence
+    EXTRACTED = "extracted"  # the model's draft had no support: the abstracts' sentences instead
 
 
 NOTICES: dict[Reason, str] = {
@@ -56,6 +57,8 @@ NOTICES: dict[Reason, str] = {
     "cited abstracts do not state.",
     Reason.K_CLAMPED: "{detail}",
     Reason.BACKEND_FAILED: "{detail}",
+    Reason.EXTRACTED: "The model's draft was withheld (none of its sentences is supported by the "
+    "abstract it cites); the answer is the abstracts' own sentences instead.",
 }
 
 
