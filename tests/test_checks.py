@@ -185,6 +185,16 @@ def test_a_paper_that_ignores_the_question_key_word_is_rejected_unless_named():
     assert KeyWord().run(review_of(summary, [GRAPHS], sentences)) == []
 
 
+def test_a_comparison_describes_each_paper_in_its_own_words():
+    question = classify("graph attacks vs imputation")
+    assert question.shape == "comparison"
+    sentences = [claim("It attacks graph neural networks.", 1), claim("It clusters samples.", 2)]
+    assert KeyWord().run(review_of(question, [GRAPHS, CLUSTERS], sentences)) == []
+    alone = question.model_copy(update={"shape": None})  # one paper must use the words itself
+    verdicts = KeyWord().run(review_of(alone, [GRAPHS, CLUSTERS], sentences))
+    assert [v.detail for v in verdicts] == ["imputation", "graph"]
+
+
 def test_a_typo_of_a_word_the_paper_uses_is_no_ignored_key_word():
     from rag.answer.checks.key_word import ignored_word
     from rag.answer.decision import Lexicon

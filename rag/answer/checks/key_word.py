@@ -3,7 +3,8 @@ of a paper on attacks on graph networks): a word whose stem its title and abstra
 that carries `key_word_weight` of the question's meaning (1 - cosine of the question with and
 without it), and whose removal brings the question no further from the paper's closest sentence.
 A paper the question names is kept, with a note. Not checked: lists of several papers, summaries,
-"which of those" follow-ups; words of the named papers' metadata are no key words."""
+"which of those" follow-ups; words of the named papers' metadata are no key words, nor, in a
+comparison, words another compared paper uses ("the microscopy one")."""
 
 import re
 
@@ -61,14 +62,17 @@ class KeyWord(Check):
             return []
         sources, tools = review.sources, review.tools
         names = " ".join(metadata_sentence(s.paper) for s in sources if s.named)
-        verdicts = []
-        for number in review.cited():
+        cited, verdicts = review.cited(), []
+        for number in cited:
+            others = ""  # a comparison describes each paper in its own words ("the microscopy one")
+            if review.intent.shape == "comparison":
+                others = " ".join(sources[n - 1].paper.abstract for n in cited if n != number)
             word = ignored_word(
                 review.intent.text,
                 sources[number - 1],
                 tools.embedder,
                 tools.tuning.key_word_weight,
-                names,
+                f"{names} {others}",
                 review.intent.topic,
                 tools.lexicon(),
             )
