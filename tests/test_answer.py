@@ -100,7 +100,14 @@ def test_answer_whose_claims_nothing_supports_is_withheld(answerer_with):
         answerer_with("Bananas are yellow and grow in bunches on tall plants [1]."),
         PRICING_QUESTION,
     )
-    assert answer.abstained and any("withheld" in n for n in answer.notices)
+    assert "Bananas" not in answer.text and any("withheld" in n for n in answer.notices)
+    # BayesCoxCP is named: its abstract's own sentences answer instead
+    assert Reason.EXTRACTED in answer.reasons and answer.citations[0].title == PRICING
+    _, unnamed = run(
+        answerer_with("Bananas are yellow and grow in bunches on tall plants [1]."),
+        "How can a seller set prices from discrete price data?",
+    )
+    assert unnamed.abstained and Reason.EXTRACTED not in unnamed.reasons
 
 
 def test_backend_failure_falls_back_to_extractive_visibly(answerer_with):

@@ -4,6 +4,7 @@ backend over the real seed index and embedder)."""
 import pytest
 
 from rag.answer.pipeline import Answerer
+from rag.answer.verdict import Reason
 from rag.llm.fake import FakeBackend
 
 BISECLE = "Bisecle: Binding and Separation in Continual Learning for Video Language Understanding"
@@ -469,8 +470,9 @@ def test_a_draft_nothing_supports_is_withheld_when_no_unnamed_paper_clearly_lead
 ):
     fake = CopiesTheExample("Yes")
     answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
-    assert answer.abstained and any("withheld" in notice for notice in answer.notices)
-    assert fake.judged == []
+    assert any("withheld" in notice for notice in answer.notices) and fake.judged == []
+    # the draft is not shown: a decline, or (the paper named) its abstract's own sentences
+    assert answer.abstained or ("BayesCoxCP" in question and Reason.EXTRACTED in answer.reasons)
 
 
 @pytest.mark.parametrize("verdict", ["No.", "Yes"])

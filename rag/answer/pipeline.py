@@ -456,9 +456,15 @@ class Answerer:
 
     def _extracted_instead(self, prompt: Prompt, draft: Draft, facets: Intent) -> Answer | None:
         """The abstracts' own sentences, checked, when the model's draft had no supported
-        sentence (a small model's paraphrase the checks cannot tie to its abstract), saying so;
-        None when they do not answer either."""
+        sentence (a small model's paraphrase the checks cannot tie to its abstract), saying so:
+        only of the papers the question names or refers back to (whose answer the question is
+        sure to be about); None when they do not answer either, or would cite another."""
         from rag.llm.extractive import ExtractiveBackend
+
+        scope = draft.intent.scope or set()
+        asked = {s.paper.paper_id for s in prompt.sources if s.named or s.paper.paper_id in scope}
+        if not asked:
+            return None
 
         draft = draft.model_copy(deep=True)
         draft.reasons.append(Reason.EXTRACTED)
@@ -467,7 +473,8 @@ class Answerer:
         draft.writer_is_model = draft.can_judge = False
         raw = ExtractiveBackend(self.settings).complete(self._extracted(prompt, facets))
         answer = self.check(raw, prompt.sources, draft)
-        return None if answer.abstained else answer
+        cited = {citation.paper_id for citation in answer.citations}
+        return None if answer.abstained or not cited <= asked else answer
 
     def _fallback(self, error: Exception, prompt: Prompt, draft: Draft, facets: Intent) -> str:
         """The extractive answer instead of a failed backend's, with a notice saying so."""
