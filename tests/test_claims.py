@@ -64,6 +64,7 @@ PRICER = source(
         ("What datasets does REINIT evaluate on?", "names"),
         ("which benchmarks did they use", "names"),
         ("what models does REINIT evaluate", "names"),
+        ("Give me a short summary of the Πnet paper.", "summary"),
         ("models + datasets in the REINIT paper?", "names"),
         ("Which architectures and datasets was REINIT benchmarked on?", "names"),
         ("Which work models how weights evolve during test-time adaptation?", None),  # a verb

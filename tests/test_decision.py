@@ -298,6 +298,10 @@ def test_a_premise_the_abstract_reverses_is_false_and_one_it_states_is_not():
     paper = source(1, "Guessing Nets", f"{background} {result}")
     wider = "How does the guessing paper show that guessing generalizes better as nets grow wider?"
     assert reversed_premise(wider, [paper]) == (paper, result)
+    prefixed = (
+        "In the guessing paper, how do they show guessing generalizes better as nets grow wider?"
+    )
+    assert reversed_premise(prefixed, [paper]) == (paper, result)
     deeper = "Why does guessing generalize better as networks grow deeper?"
     assert reversed_premise(deeper, [paper]) is None
     assert reversed_premise("How does the guessing paper define width?", [paper]) is None
@@ -313,3 +317,10 @@ def test_a_premise_the_abstract_reverses_is_false_and_one_it_states_is_not():
 )
 def test_words_that_frame_what_is_asked_are_no_topic(question, topic):
     assert classify(question).topic == topic
+
+
+def test_greek_letters_are_read_as_their_names():
+    from rag.answer.intent import latin
+
+    assert latin("Summarize the Πnet paper") == "Summarize the Pinet paper"
+    assert latin("β-VAE and Δ-learning") == "beta-VAE and Delta-learning"

@@ -125,7 +125,7 @@ def unnamed(intent: Intent, source: Source) -> list[str]:
 DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fails? to|unable to)\b", re.IGNORECASE)
 # "Why does X conclude that P?" takes P for granted.
 WHY_CLAIM = re.compile(
-    r"^\s*why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
+    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
     r"report|say|state|prove|demonstrate|observe|suggest)s?\s+that\s+(?P<claim>.+)",
     re.IGNORECASE,
 )
@@ -179,7 +179,8 @@ DIRECTIONS = [
 # "How does X show (that) P", "why are/do P (according to X)", "how does X <speed up> ...": the
 # premise P, read only when it says which way something goes.
 PREMISE = re.compile(
-    r"^\s*(?:how\s+(?:does|did|do)\b.+?\b(?:show|prove|demonstrate|find)s?\s+(?:that\s+)?"
+    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"  # "In the G&C paper, how do ..."
+    r"(?:how\s+(?:does|did|do)\b.+?\b(?:show|prove|demonstrate|find)s?\s+(?:that\s+)?"
     r"|why\s+(?:are|is|do|does|did|would|was|were)\s+|how\s+(?:does|do|did)\s+)(?P<claim>.+)",
     re.IGNORECASE,
 )

@@ -5,6 +5,7 @@ the question again. All the question's regular expressions live here."""
 
 import itertools
 import re
+import unicodedata
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -167,6 +168,20 @@ ABBREVIATIONS = {
 SHORT_FORMS = re.compile(
     r"\b(" + "|".join(k for k in ABBREVIATIONS if len(k) <= 2) + r")\b", re.IGNORECASE
 )
+
+
+def latin(text: str) -> str:
+    """The text with Greek letters written as their names ("Πnet" -> "Pinet", "β-VAE" ->
+    "beta-VAE"), as titles and abstracts write most names."""
+
+    def named(letter: str) -> str:
+        words = unicodedata.name(letter, "").split()
+        if words[:3] in (["GREEK", "CAPITAL", "LETTER"], ["GREEK", "SMALL", "LETTER"]):
+            name = words[3].lower()
+            return name.title() if words[1] == "CAPITAL" else name
+        return letter
+
+    return re.sub(r"[\u0370-\u03ff]", lambda match: named(match.group()), text)
 
 
 def spelled(text: str) -> str:

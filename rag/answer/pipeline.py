@@ -29,6 +29,7 @@ from rag.answer.intent import (
     compared_group,
     continues,
     in_english,
+    latin,
     shape_of,
     topic_of,
 )
@@ -251,7 +252,8 @@ class Answerer:
         """The question classified, after a follow-up is made standalone: "which of those ..."
         keeps the question as asked within the papers named before; a question naming its
         subject ("How does FIRE keep its plasticity?") stands alone."""
-        named = set(self.retriever.mentioned(question))
+        read = latin(question)  # "Πnet" is "Pinet"
+        named = set(self.retriever.mentioned(read))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
         if scope and named - scope and shape_of(question) == "comparison":
             scope |= named  # "how does it compare to the X paper": it, and the X paper
@@ -264,10 +266,10 @@ class Answerer:
             self.relevance.spelled(question) != question or asks_for_papers_on(question)
         )
         if scope or described or topic or (named and not carries_on(question)):
-            standalone = question
+            standalone = read
         else:
             standalone = standalone_question(
-                question, history, self._rewriter(), self.tuning.follow_up_words
+                read, history, self._rewriter(), self.tuning.follow_up_words
             )
         return classify(question, standalone, named, scope, tuning=self.tuning)
 
