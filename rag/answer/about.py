@@ -125,7 +125,8 @@ def unnamed(intent: Intent, source: Source) -> list[str]:
 DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fails? to|unable to)\b", re.IGNORECASE)
 # "Why does X conclude that P?" takes P for granted.
 WHY_CLAIM = re.compile(
-    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
+    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"  # "According to X, why does ..."
+    r"why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
     r"report|say|state|prove|demonstrate|observe|suggest)s?\s+that\s+(?P<claim>.+)",
     re.IGNORECASE,
 )
