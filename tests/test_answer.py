@@ -206,6 +206,16 @@ def test_follow_up_about_it_is_answered_from_that_paper(answerer_with):
     assert "CIFAR-10" in answer.text and "OpenWebText" in answer.text
 
 
+def test_gibberish_after_an_answer_does_not_repeat_it(answerer_with):
+    answerer = answerer_with()
+    _, first = run(answerer, "How does FIRE balance stability and plasticity?")
+    history = exchange(first.question, first.transcript())
+    _, answer = run(answerer, "asdfgh qwerty zxcv", history=history)
+    assert answer.abstained and not answer.citations  # not FIRE's answer once more
+    _, typo = run(answerer, "wat datasets", history=history)  # a typo and a word: a follow-up
+    assert not typo.abstained and title_names(typo) == {"FIRE"}
+
+
 def test_follow_up_that_names_another_paper_is_not_scoped(answerer_with):
     fake = FakeBackend()
     history = exchange(

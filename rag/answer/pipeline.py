@@ -3,6 +3,7 @@ then either list the relevant papers or generate (with a visible fallback), and 
 citation and its support before the answer is shown (`rag.answer.checking`)."""
 
 import logging
+import re
 import time
 from collections.abc import Iterator
 
@@ -265,13 +266,28 @@ class Answerer:
         topic = not continues(question, 0) and (
             self.relevance.spelled(question) != question or asks_for_papers_on(question)
         )
-        if scope or described or topic or (named and not carries_on(question)):
+        if (
+            scope
+            or described
+            or topic
+            or self._gibberish(read)
+            or (named and not carries_on(question))
+        ):
             standalone = read
         else:
             standalone = standalone_question(
                 read, history, self._rewriter(), self.tuning.follow_up_words
             )
         return classify(question, standalone, named, scope, tuning=self.tuning)
+
+    def _gibberish(self, question: str) -> bool:
+        """Whether no word of the question is an English word, a word of the corpus or a typo
+        of one ("asdfgh qwerty"): short as it is, it carries on no conversation."""
+        words = re.findall(r"[a-z]+", question.lower())
+        lexicon = self.relevance.lexicon
+        found = stems(" ".join(words))
+        known = {w for w, n in lexicon.frequencies(found).items() if n} | set(lexicon.typos(found))
+        return bool(words) and not known and not any(lexicon.is_word(w) for w in words)
 
     def _read(self, text: str) -> set[str]:
         """The text's stems, with the corpus's abbreviations also read as their words."""
