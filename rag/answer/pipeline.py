@@ -270,8 +270,8 @@ class Answerer:
             scope
             or described
             or topic
-            or self._gibberish(read)
             or (named and not carries_on(question))
+            or (history and self._gibberish(read))  # difflib's typo search: only when it matters
         ):
             standalone = read
         else:
@@ -477,35 +477,37 @@ class Answerer:
         sentence (a small model's paraphrase the checks cannot tie to its abstract), saying so:
         only of the papers the question names or refers back to (whose answer the question is
         sure to be about); None when they do not answer either, or would cite another."""
-        from rag.llm.extractive import ExtractiveBackend
-
         scope = draft.intent.scope or set()
         asked = {s.paper.paper_id for s in prompt.sources if s.named or s.paper.paper_id in scope}
         if not asked:
             return None
-
         draft = draft.model_copy(deep=True)
-        draft.reasons.append(Reason.EXTRACTED)
-        draft.notices.append(notice(Reason.EXTRACTED))
-        draft.fallback_from, draft.backend = draft.backend, "extractive"
-        draft.writer_is_model = draft.can_judge = False
-        raw = ExtractiveBackend(self.settings).complete(self._extracted(prompt, facets))
+        raw = self._extractive(prompt, draft, facets, Reason.EXTRACTED, notice(Reason.EXTRACTED))
         answer = self.check(raw, prompt.sources, draft)
         cited = {citation.paper_id for citation in answer.citations}
         return None if answer.abstained or not cited <= asked else answer
 
     def _fallback(self, error: Exception, prompt: Prompt, draft: Draft, facets: Intent) -> str:
         """The extractive answer instead of a failed backend's, with a notice saying so."""
-        from rag.llm.extractive import ExtractiveBackend
-
         reason = str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
         failed = (
             f"The {draft.backend} backend failed: {reason.rstrip('.')}. "
             "Showing the extractive answer (no LLM) instead."
         )
         log.warning(failed)
-        draft.reasons.append(Reason.BACKEND_FAILED)
-        draft.notices.append(notice(Reason.BACKEND_FAILED, failed))
+        return self._extractive(
+            prompt, draft, facets, Reason.BACKEND_FAILED, notice(Reason.BACKEND_FAILED, failed)
+        )
+
+    def _extractive(
+        self, prompt: Prompt, draft: Draft, facets: Intent, reason: Reason, said: str
+    ) -> str:
+        """The extractive answer's text, the `draft` marked as falling back to it (why, and
+        the notice that says so)."""
+        from rag.llm.extractive import ExtractiveBackend
+
+        draft.reasons.append(reason)
+        draft.notices.append(said)
         draft.fallback_from, draft.backend = draft.backend, "extractive"
         draft.writer_is_model = draft.can_judge = False
         return ExtractiveBackend(self.settings).complete(self._extracted(prompt, facets))
