@@ -169,7 +169,7 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
 def retrieval_table(report: dict) -> str:
     """One row per mode and kind."""
     rows = [
-        [mode, kind, row["n"], *(row[name] for name in RETRIEVAL_COLUMNS)]
+        [mode, kind, row["n"], *(row.get(name) for name in RETRIEVAL_COLUMNS)]  # "-" for none
         for mode, result in report.items()
         for kind, row in [("ALL", result["overall"]), *result["by_kind"].items()]
     ]

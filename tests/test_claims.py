@@ -139,6 +139,30 @@ def test_a_comparison_states_each_paper_under_its_own_citation():
     assert shaped_papers(intent, [one, described]) == [one, described]  # "the paper on X"
 
 
+def test_a_comparison_gives_each_paper_s_sentence_on_what_it_asks_about():
+    """ "Compare their regret": the sentence of each paper on regret, after what it proposes;
+    none from its background, none when the question asks about nothing but the papers."""
+    pricer = source(
+        2,
+        "PRICER: Bayesian Dynamic Pricing",
+        "Pricing must learn demand. However, regret is hard to bound. We introduce PRICER, a "
+        "Bayesian pricing method. Its regret is bounded by O(sqrt(T)). Experiments show that "
+        "PRICER outperforms baselines by 12%.",
+        named=True,
+    )
+    intent = classify("Compare REINIT and PRICER in terms of regret")
+    answer = composed("comparison", [REINIT, pricer], Draft(intent=intent, backend="test"))
+    assert "In particular: Its regret is bounded by O(sqrt(T)) [2]." in answer.text
+    assert "hard to bound" not in answer.text  # background
+    assert "In particular" not in answer.text.split("PRICER")[0]  # REINIT says nothing of it
+    lost = classify("Compare REINIT and PRICER: how do they deal with losing plasticity?")
+    answer = composed("comparison", [REINIT, PRICER], Draft(intent=lost, backend="test"))
+    assert "lose plasticity" not in answer.text  # REINIT's background sentence
+    plain = classify("Compare REINIT and PRICER")
+    answer = composed("comparison", [REINIT, PRICER], Draft(intent=plain, backend="test"))
+    assert "In particular" not in answer.text
+
+
 def test_what_datasets_lists_the_sentence_naming_them():
     assert naming_sentence(REINIT.paper).startswith("REINIT is evaluated on CIFAR-10")
     assert naming_sentence(PRICER.paper) == ""  # names no dataset: left to the normal path
@@ -282,9 +306,15 @@ def test_names_an_abstract_only_counts_are_said_not_to_be_named():
     counted = source(
         3, "EEGNET: Decoding", "We propose EEGNET. It is validated on three EEG datasets."
     )
+    for question in (
+        "What are the names of the EEG datasets used to validate EEGNET?",
+        "what were the three eeg datasets",  # the names path, though it names no paper
+    ):
+        intent = classify(question)
+        assert intent.shape == "names"
+        answer = composed("names", [counted], Draft(intent=intent, backend="test"))
+        assert answer.abstained and answer.reason == Reason.NOT_STATED
     intent = classify("What are the names of the EEG datasets used to validate EEGNET?")
-    answer = composed("names", [counted], Draft(intent=intent, backend="test"))
-    assert answer.abstained and answer.reason == Reason.NOT_STATED
     assert composed("names", [REINIT], Draft(intent=intent, backend="test")).citations
 
 

@@ -129,7 +129,7 @@ def test_a_technique_the_named_paper_never_uses_is_a_false_premise_said_so():
         assert (
             answer.abstained
             and answer.reason == Reason.NOT_STATED
-            and "never mentions" in answer.text
+            and "does not say it uses" in answer.text
         )
     assert asked("How does the paper use graph structure to attack?") is None  # it does
     for question in (
@@ -305,6 +305,68 @@ def test_a_premise_the_abstract_reverses_is_false_and_one_it_states_is_not():
     deeper = "Why does guessing generalize better as networks grow deeper?"
     assert reversed_premise(deeper, [paper]) is None
     assert reversed_premise("How does the guessing paper define width?", [paper]) is None
+
+
+def test_a_premise_in_other_words_is_read_as_the_abstract_writes_it():
+    """A size adjective is the dimension the abstract measures ("wider" is "width"), an
+    abbreviation is the words the abstract defines it as ("G&C", "NC"), "no matter which" says
+    the same, and what the paper sets out to refute counts for no premise."""
+    from rag.answer.about import reversed_premise
+
+    result = "We prove that generalization under G&C deteriorates with increasing width."
+    paper = source(1, "Guessing Nets", f"We study Guess & Check (G&C). {result}")
+    wider = "why do wider nets generalize better under guess & check?"
+    assert reversed_premise(wider, [paper]) == (paper, result)
+    own = "This work explains the optimizer-dependent emergence of NC."
+    refuted = "Existing analyses suggest that NC is universal across optimizers."
+    collapse = source(2, "Optimizers", f"Neural Collapse (NC) is studied. {refuted} {own}")
+    same = "why does the paper conclude neural collapse looks the same no matter which optimizer"
+    assert reversed_premise(same, [collapse]) == (collapse, own)
+    assert reversed_premise("why does NC depend on the optimizer?", [collapse]) is None
+
+
+def test_what_an_abstract_says_of_other_work_is_no_premise_about_the_paper():
+    """ "Why is X restricted to M=4?" when existing methods are; "how does X use T" when X's
+    abstract uses T only of other work or to rule it out."""
+    from rag.answer.about import said_of_others
+
+    others = "While masks were proposed, existing methods for masks are restricted to M=4."
+    paper = source(1, "MASKER: Fast Masks", f"{others} We introduce MASKER, a solver for masks.")
+    paper = named(paper)
+    assert said_of_others("Why is MASKER restricted to masks with M=4?", [paper]) == (
+        paper,
+        others,
+    )
+    assert said_of_others("Why is MASKER a solver for masks?", [paper]) is None
+    assert said_of_others("Why does MASKER beat existing methods for masks?", [paper]) is None
+    attack = named(
+        source(
+            2,
+            "EvoAttack: Evolutionary Attacks",
+            "Most existing attacks leverage gradient information. We attack graphs without "
+            "gradient estimates, by evolutionary search.",
+        )
+    )
+    words = lexicon({"gradient": 2, "inform": 3, "estim": 2, "evolutionari": 1, "search": 3})
+    for question in (
+        "How does EvoAttack use gradient information to perturb edges?",
+        "How does EvoAttack use gradient estimates?",
+    ):
+        intent = classify(question)
+        draft = Draft(intent=intent, backend="test")
+        answer = about_paper(intent, attack, draft, WordsEmbedder(), lexicon=words, common=0.5)
+        assert answer.reason == Reason.NOT_STATED and "does not say it uses" in answer.text
+    intent = classify("How does EvoAttack use evolutionary search?")
+    draft = Draft(intent=intent, backend="test")
+    assert about_paper(intent, attack, draft, WordsEmbedder(), lexicon=words, common=0.5) is None
+
+
+def test_a_setting_the_abstract_never_writes_is_not_stated():
+    from rag.answer.about import unstated
+
+    paper = source(1, "MASKER: Fast Masks", "Our masks work for any M, such as $M = 8$.")
+    assert unstated(classify("Why is MASKER tested with M=4?"), paper) == ["M=4"]
+    assert unstated(classify("Why is MASKER tested with M = 8?"), paper) == []
 
 
 @pytest.mark.parametrize(

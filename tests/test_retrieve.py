@@ -113,6 +113,8 @@ def test_an_abbreviation_another_paper_spells_out_names_no_paper():
     odd = paper("p4", "Odd", "A tool (XYZ) whose letters spell nothing before it.")
     # FIRE's initials are not "fire" (it capitalises "REinitialization"): no abbreviation
     assert abbreviations([sep, newton, fire, odd]) == {"pinn": "physics informed neural networks"}
+    guess = paper("p5", "Guessing", "Weights are drawn by Guess & Check (G&C) until they fit.")
+    assert abbreviations([guess]) == {"g&c": "guess check"}
     names = method_names([sep, newton, fire])
     assert "PINNs" not in names and names["FIRE"] == ["p3"]
     assert method_names([sep])["PINNs"] == ["p1"]  # spelled out by no other paper: its own

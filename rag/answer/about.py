@@ -7,12 +7,13 @@ not state (or says instead) and what it comes closest to."""
 import re
 
 from rag.answer import citations as cite
-from rag.answer.decision import words_of
+from rag.answer.decision import SPELLED
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import DETAIL_PHRASES, FRAME, Intent, states_detail
+from rag.answer.intent import DETAIL_PHRASES, FRAME, Intent, joined_compounds, states_detail
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import NEGATION, Known, names_in
 from rag.answer.verdict import Reason
+from rag.index.bm25 import abbreviations
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import metadata_sentence, split_sentences, stems
 
@@ -38,7 +39,16 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
     words = re.findall(r"[A-Za-z][A-Za-z0-9-]+", intent.text)
     known = Known(text)
     names = [n for n in names_in(intent.question) if not known.states(n) and n not in others]
-    return list(dict.fromkeys([*phrases, *(w for w in words if stems(w) & missing), *names]))
+    closed = re.sub(r"[\s${}]", "", text)
+    values = [v for v in SETTING.findall(intent.question) if re.sub(r"\s", "", v) not in closed]
+    return list(
+        dict.fromkeys([*phrases, *(w for w in words if stems(w) & missing), *names, *values])
+    )
+
+
+# A setting the question states ("masks with M=4", "k = 10"): a premise when the abstract never
+# writes it.
+SETTING = re.compile(r"(?<![\w=])[A-Za-z]\s?=\s?\d+(?:\.\d+)?(?![\w.])")
 
 
 # "How does X use a diffusion model to ...?" takes for granted that X uses one: the technique
@@ -86,20 +96,86 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     asked = lexicon.corrected(stems(match.group("what")) - FRAME, defined=False)  # "ppo" as is
     frequencies = lexicon.frequencies(asked)
     idf = {w: lexicon.idf_of(n) for w, n in frequencies.items() if n <= common * lexicon.documents}
-    used = words_of(source)[0]
-    if not idf or 2 * sum(v for w, v in idf.items() if w in used) >= sum(idf.values()):
+    if not idf or 2 * sum(v for w, v in idf.items() if w in own_words(source)) >= sum(idf.values()):
         return []
     return [match.group("what")]
+
+
+# A sentence about other work, not the paper's own ("Most existing attacks leverage gradient
+# information"), and a clause that sets the paper against it ("Unlike prior methods, ...").
+OTHERS = re.compile(
+    r"^\s*(?:(?:however|yet|but|unfortunately|still|in practice),?\s+)?"
+    r"(?:(?:most|many|some|several|these|such)\s+)?(?:existing|prior|previous|conventional|"
+    r"traditional|current|standard|classical|popular|earlier|common)\b",
+    re.IGNORECASE,
+)
+# ... anywhere in it: "While X has been proposed, existing methods for Y are restricted to M=4".
+OTHERS_NAMED = re.compile(
+    r"\b(?:existing|prior|previous|conventional|traditional|classical|earlier)\s+"
+    r"(?:[\w-]+\s+){0,2}?(?:methods?|approach\w*|works?|techniques?|attacks?|analys[ie]s|"
+    r"models?|algorithms?|solutions?|studies|frameworks?|literature|research|solvers?|"
+    r"baselines?)\b",
+    re.IGNORECASE,
+)
+OWN = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.IGNORECASE)
+SET_AGAINST = re.compile(
+    r"^\s*(?:unlike|in contrast to|compared to|as opposed to)\b[^,]*,", re.IGNORECASE
+)
+
+
+def of_others(sentence: str) -> bool:
+    """Whether the sentence speaks of other work, not the paper's own."""
+    others = OTHERS.search(sentence) or OTHERS_NAMED.search(sentence)
+    return bool(others) and not OWN.search(sentence)
+
+
+def spelled_within(sentence: str, defined: dict[str, str]) -> str:
+    """The sentence with the abbreviations its abstract `defined` followed by their words
+    ("NC" -> "NC (neural collapse)"), as the paper means them."""
+
+    def spell(match: re.Match) -> str:
+        words = defined.get(match.group().lower().removesuffix("s"))
+        return f"{match.group()} ({words})" if words else match.group()
+
+    return re.sub(r"\b[A-Z][A-Za-z&]*[A-Z]s?\b", spell, sentence)
+
+
+def own_words(source: Source, span: int = 4) -> set[str]:
+    """The words a paper uses of itself: its title's, and its abstract's but for those a
+    negation governs ("without gradient-based training": the `span` words after it) and the
+    sentences and clauses about other work (`OTHERS`, `SET_AGAINST`); with abbreviations also
+    read as their words, as `words_of` reads them."""
+    words = stems(source.paper.title)
+    for sentence in split_sentences(source.paper.abstract):
+        if of_others(sentence):
+            continue
+        sentence = SET_AGAINST.sub("", sentence)
+        denied = set().union(
+            *(
+                stems(" ".join(sentence[n.end() :].split()[:span]))
+                for n in DENIES.finditer(sentence)
+            )
+        )
+        words |= stems(sentence) - denied
+    return (
+        words
+        | joined_compounds(source.paper.abstract)
+        | set().union(*(SPELLED.get(w, ()) for w in words))
+    )
 
 
 # "Which EEG datasets did they test on?", "what backbone does X use": asks for the names of
 # things of a kind. Words written from the kinds of names abstracts give, not from any question;
 # not "models" or "tasks", words abstracts use for much besides the things they name ("model
 # folding").
+KINDS = (
+    r"(?:datasets?|benchmarks?|games?|environments?|baselines?|backbones?|architectures?|"
+    r"languages?|species|metrics?|llms?|gpus?|solvers?|simulators?)"
+)
 KIND_ASKED = re.compile(
-    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,3}?(?P<kind>datasets?|benchmarks?|games?|"
-    r"environments?|baselines?|backbones?|architectures?|languages?|species|metrics?|llms?|"
-    r"gpus?|solvers?|simulators?)\b",
+    rf"\b(?:which|what)\s+(?:(?:were|are|was|is)\s+the\s+)?"  # "what were the three ..."
+    rf"(?:(?!(?:does|do|did|is|are|was|were|has|have|had)\b)[\w-]+\s+){{0,3}}?"  # no verb
+    rf"(?P<kind>{KINDS}(?:\s+{KINDS})?)\b",
     re.IGNORECASE,
 )
 
@@ -167,7 +243,25 @@ BETTER = {"better", "superior", "outperform", "beat"}
 WORSE = {"wors", "deterior", "inferior", "underperform", "degrad", "hurt"}
 EASIER, HARDER = {"easier", "easi", "simpler"}, {"harder", "hard"}
 FASTER, SLOWER = {"faster", "speed", "acceler", "quicker"}, {"slower", "slow", "cannot", "hinder"}
-SAME, DIFFERENT = {"same", "ident", "similar", "equival"}, {"differ", "distinct"}
+SAME = {"same", "ident", "similar", "equival", "univers", "regardless", "invari", "independ"}
+DIFFERENT = {"differ", "distinct", "depend", "vari"}
+# A premise saying how a size goes ("wider networks") speaks of what the abstract measures
+# ("with increasing width").
+DIMENSIONS = {
+    "wide": "width",
+    "wider": "width",
+    "widest": "width",
+    "deep": "depth",
+    "deeper": "depth",
+    "deepest": "depth",
+    "long": "length",
+    "longer": "length",
+    "larger": "size",
+    "bigger": "size",
+    "smaller": "size",
+}
+# "no matter which optimizer", "regardless of the optimizer": the same whatever it is, no denial.
+WHATEVER = re.compile(r"\b(?:no matter|regardless of|irrespective of)\b", re.IGNORECASE)
 DIRECTIONS = [
     (BETTER, WORSE),
     (WORSE, BETTER),
@@ -196,9 +290,11 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     easier", then "we prove they are as hard"). Only the paper the question is about (named,
     else the first) is read."""
     match = WHY_CLAIM.search(question) or PREMISE.search(question)
-    if not match or DENIES.search(match.group("claim")):
+    premise = WHATEVER.sub("regardless", match.group("claim")) if match else ""
+    if not match or DENIES.search(premise):
         return None
-    claim = read(match.group("claim"))
+    claim = read(premise)
+    claim |= {DIMENSIONS[word] for word in claim if word in DIMENSIONS}
     said = [(same, other) for same, other in DIRECTIONS if claim & same]
     if not said:
         return None
@@ -207,11 +303,12 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     if source is None:
         return None
     best_for, best_against = (0, -1), (0, -1, "")
+    defined = abbreviations([source.paper])
     for place, sentence in enumerate(split_sentences(source.paper.abstract)):
-        words = read(sentence)
+        words = read(spelled_within(sentence, defined))
         shared = len(claim & words)
         for same, other in said:
-            if words & same:
+            if words & same and not of_others(sentence):  # what the paper sets out to refute
                 best_for = max(best_for, (shared, place))
             elif words & other:
                 best_against = max(best_against, (shared, place, sentence))
@@ -220,13 +317,41 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     return (source, sentence) if shared >= 2 and best_against[:2] > best_for else None
 
 
-def denied(source: Source, sentence: str, draft: Draft) -> Answer:
-    """The reply to a question whose premise the paper's abstract denies: which paper, and the
-    sentence that says otherwise."""
-    text = (
-        f"The abstract of '{source.paper.title}' does not say that; it says otherwise: "
-        f'"{sentence}"'
-    )
+# "Why is X <P>?": the premise, when the question asks why of the paper itself.
+WHY_IS = re.compile(
+    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?why\s+(?:is|are|does|do|did|was|were)\s+"
+    r"(?P<claim>.+)",
+    re.IGNORECASE,
+)
+OTHER_WORK = re.compile(
+    r"\b(?:existing|prior|previous|conventional|traditional|other|baselines?)\b"
+)
+
+
+def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
+    """The paper the question names and its sentence about other work that a "why is X <P>?"
+    question's premise matches best, sharing two or more of its words (the names it gives
+    aside), more than any sentence of the paper's own: the abstract says P of other work
+    ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to M=4").
+    None when P itself speaks of other work ("why does X beat existing methods?")."""
+    match = WHY_CLAIM.search(question) or WHY_IS.search(question)
+    source = next((s for s in sources if s.named), None)
+    if not match or not source or OTHER_WORK.search(match.group("claim").lower()):
+        return None
+    claim = read(match.group("claim")) - read(" ".join(names_in(question)))
+    defined = abbreviations([source.paper])
+    scored = [
+        (len(claim & read(spelled_within(sentence, defined))), of_others(sentence), sentence)
+        for sentence in split_sentences(source.paper.abstract)
+    ]
+    shared, others, sentence = max(scored, key=lambda row: (row[0], not row[1]), default=(0, 0, ""))
+    return (source, sentence) if shared >= 2 and others else None
+
+
+def denied(source: Source, sentence: str, draft: Draft, says: str = "it says otherwise") -> Answer:
+    """The reply to a question whose premise the paper's abstract denies (or `says` of other
+    work): which paper, and the sentence that says otherwise."""
+    text = f"The abstract of '{source.paper.title}' does not say that; {says}: \"{sentence}\""
     return abstention(draft, [source], Reason.FALSE_PREMISE, text=text)
 
 
@@ -296,9 +421,13 @@ def about_paper(
     """The answer to a question about the one paper `source`, when its metadata answers or its
     abstract does not state what is asked (a detail, a name, a technique it takes for granted:
     `presumed`, read with the corpus's `lexicon`); None when the abstract should answer it."""
-    if details := unstated(intent, source, others) or presumed(intent, source, lexicon, common):
+    if details := unstated(intent, source, others):
+        closest = closest_sentences([source], intent.text, embedder)
+        return not_stated(source, details, draft, closest)
+    if technique := presumed(intent, source, lexicon, common):  # or uses it only of others
+        closest = closest_sentences([source], intent.text, embedder)
         return not_stated(
-            source, details, draft, closest_sentences([source], intent.text, embedder)
+            source, technique, draft, closest, f"does not say it uses {either(technique)}"
         )
     if kind := unnamed(intent, source):
         closest = closest_sentences([source], intent.text, embedder)

@@ -297,7 +297,7 @@ class Relevance:
             words = known.get(match.group().lower().removesuffix("s"))
             return f"{match.group()} ({words})" if words else match.group()
 
-        return re.sub(r"[A-Za-z]{2,}", spell, question)
+        return re.sub(r"[A-Za-z]+(?:&[A-Za-z]+)+|[A-Za-z]{2,}", spell, question)  # "G&C" too
 
     def rate(self, intent, sources: list[Source]) -> list[float]:
         """Per source, the probability that its abstract answers the question."""

@@ -292,7 +292,8 @@ NAMES_ASK = re.compile(
     r"|\b(what|which)\s+(models?|architectures?|backbones?)\s+(does|do|did|is|are|was|were)\b"
     r"|^(?!.*\bhow many\b).*\b(models?|architectures?|llms?|backbones?)\s*(and|\+|&)\s*"
     r"(datasets?|benchmarks?|tasks?)\b"
-    r"|\b(names? of|which specific|(which|what) (two|three|four|five|six|\d+))\b[\w -]{0,30}?"
+    r"|\b(names? of|which specific|(which|what)( (were|are|was|is) the)? (two|three|four|five|six|"
+    r"\d+))\b[\w -]{0,30}?"
     r"\b(datasets?|benchmarks?|tasks?|environments?|games?|categories|baselines?)\b",
     re.IGNORECASE,
 )

@@ -13,6 +13,7 @@ from rag.answer.about import (
     contradicted,
     denied,
     reversed_premise,
+    said_of_others,
     unstated_by_all,
 )
 from rag.answer.checking import Checker
@@ -190,6 +191,8 @@ class Answerer:
             reversed_premise(intent.text, sources[: self.settings.top_k], self._read)
         ):
             yield from shown(denied(*denial, draft))  # "why does X conclude that <not so>?"
+        elif other := said_of_others(intent.text, sources[: self.settings.top_k], self._read):
+            yield from shown(denied(*other, draft, "it says that of other work"))
         elif intent.shape and (answer := self._composed(intent, sources, draft)):
             yield from shown(answer)
         elif intent.is_list:

@@ -11,11 +11,12 @@ import re
 from pydantic import BaseModel
 
 from rag.answer import citations as cite
+from rag.answer.about import unnamed
 from rag.answer.draft import Draft, abstention
 from rag.answer.naming import names_in
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
-from rag.sentences import NO_CONTENT, split_sentences, title_name
+from rag.sentences import NO_CONTENT, split_sentences, stems, title_name
 from rag.text import defang
 
 # "We propose ...", "This paper introduces ...", "To address this, we ...", "Our method ..."
@@ -81,6 +82,7 @@ class Roles(BaseModel):
     contribution: str = ""
     result: str = ""
     detail: str = ""
+    asked: str = ""  # a comparison's: the sentence on what it asks about (`asked_sentence`)
 
 
 def roles(paper) -> Roles:
@@ -178,6 +180,9 @@ def _named_things(source: Source, draft: Draft) -> Answer | None:
     """The paper's sentence naming what it uses, cited and shown as its evidence; None when it
     has none (the question takes the normal path)."""
     sentence = naming_sentence(source.paper)
+    if kind := unnamed(draft.intent, source):  # "which three EEG datasets": counted, not named
+        text = f"The abstract of '{source.paper.title}' does not name the {kind[0]}."
+        return abstention(draft, [source], Reason.NOT_STATED, text=text)
     if not sentence and NAMES_ONLY.search(draft.intent.text):
         text = f"The abstract of '{source.paper.title}' does not name them."
         return abstention(draft, [source], Reason.NOT_STATED, text=text)
@@ -203,6 +208,32 @@ def _line(text: str, number: int) -> AnswerSentence:
     return AnswerSentence(text=text, citations=[number], support=1.0, supported=True)
 
 
+def compared_aspect(intent, sources: list[Source]) -> set[str]:
+    """What a comparison asks about beyond the papers ("compare the regret bounds of A and B":
+    regret, bound): its topic words, less the names it gives and the compared papers' title
+    words (with which it describes them: "the neural collapse papers")."""
+    described = " ".join([*names_in(intent.question), *(s.paper.title for s in sources)])
+    return intent.topic - stems(described)
+
+
+def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
+    """The abstract's sentence using most of the comparison's `aspect` words (the first of
+    those, at least one) among what the paper brings (from its contribution sentence on,
+    no background), when it is none of the sentences the answer already gives."""
+    sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
+    start = sentences.index(found.contribution) if found.contribution in sentences else 0
+    scored = [
+        (len(aspect & stems(s)), -place, s)
+        for place, s in enumerate(sentences[start:])
+        if not PROBLEM.search(s)
+    ]
+    count, _, sentence = max(scored, default=(0, 0, ""))
+    return sentence if count and sentence not in (found.contribution, found.result) else ""
+
+
+LABELS = {"asked": "in particular"}  # how a role's line is labelled, where not by its name
+
+
 def role_lines(
     source: Source, found: Roles, number: int, which: tuple[str, ...], labelled: bool
 ) -> list:
@@ -212,7 +243,7 @@ def role_lines(
         sentence = defang(getattr(found, role)).rstrip(".")
         if not sentence:
             continue
-        label = role if labelled else ""
+        label = LABELS.get(role, role) if labelled else ""
         if not lines:  # the paper's first line names it
             head = f"{title} — {label}: " if label else f"{title}: "
         else:
@@ -232,6 +263,12 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
         "comparison": ("contribution", "result"),
     }[shape]
     found = {s.paper.paper_id: roles(s.paper) for s in sources}  # once per paper
+    if shape == "comparison":  # what the comparison is about: "their regret bounds"
+        which = ("contribution", "asked", "result")
+        aspect = compared_aspect(draft.intent, sources)
+        for source in sources:
+            chosen = found[source.paper.paper_id]
+            chosen.asked = asked_sentence(source.paper, aspect, chosen)
     sentences = [
         line
         for number, source in enumerate(sources, start=1)

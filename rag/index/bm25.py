@@ -18,8 +18,9 @@ MANIFEST, CHUNK_IDS, CATALOG, NAMES, ABBREVIATIONS = (
     "names.json",
     "abbreviations.json",
 )
-FORMAT = 5  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"), 5: the corpus's
-# abbreviations ("PINNs"); a new format rebuilds the index on the next ingest
+FORMAT = 6  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"), 5: the corpus's
+# abbreviations ("PINNs"), 6: with an ampersand ("G&C"); a new format rebuilds the index on the
+# next ingest
 
 
 def fingerprint(paper_hashes: dict[str, str]) -> str:
@@ -105,7 +106,7 @@ INTRODUCED = re.compile(
 
 
 # An abbreviation an abstract defines: "physics-informed neural networks (PINNs)".
-DEFINED = re.compile(r"\(([A-Z][A-Za-z]*[A-Z])(s?)\)")
+DEFINED = re.compile(r"\(([A-Z][A-Za-z&]*[A-Z])(s?)\)")  # "(PINNs)", "(G&C)"
 
 
 def long_form(before: str, letters: str) -> str | None:
@@ -127,7 +128,7 @@ def abbreviations(papers: list[Paper]) -> dict[str, str]:
     for paper in papers:
         for match in DEFINED.finditer(paper.abstract):
             letters = match.group(1).lower()
-            if words := long_form(paper.abstract[: match.start()], letters):
+            if words := long_form(paper.abstract[: match.start()], letters.replace("&", "")):
                 found.setdefault(letters, set()).add(words)
     return {short: words.pop() for short, words in sorted(found.items()) if len(words) == 1}
 
