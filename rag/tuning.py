@@ -98,12 +98,14 @@ class AnswerTuning(BaseModel):
         le=1.0,
     )
     list_sure: float = tuned(
-        0.8,
+        0.7,
         "A paper the decision gives at least this probability is listed without the question's "
         "words side by side when it uses each of them as written ('federated learning': "
         "'federated settings' ... 'learning'). Read off the dev set's list questions: at 0.8, 21 "
         "right papers and 6 wrong ones lacked the phrase, 5 of them 'continuous' for "
-        "'continual', which the written words tell apart.",
+        "'continual', which the written words tell apart; on the 1651-question dev set, 0.7 "
+        "lists 11 more right papers and 4 more wrong ones than 0.8 (list recall 0.846 -> 0.860, "
+        "precision 0.957 -> 0.955), and 0.5-0.7 list the same.",
         ge=0.0,
         le=1.0,
     )

@@ -314,8 +314,11 @@ def test_names_an_abstract_only_counts_are_said_not_to_be_named():
         assert intent.shape == "names"
         answer = composed("names", [counted], Draft(intent=intent, backend="test"))
         assert answer.abstained and answer.reason == Reason.NOT_STATED
-    intent = classify("What are the names of the EEG datasets used to validate EEGNET?")
+    intent = classify("What are the names of the datasets used to validate REINIT?")
     assert composed("names", [REINIT], Draft(intent=intent, backend="test")).citations
+    other = classify("What are the names of the EEG datasets used to validate EEGNET?")
+    answer = composed("names", [REINIT], Draft(intent=other, backend="test"))
+    assert answer.reason == Reason.NOT_STATED and "never mentions 'EEG'" in answer.text
 
 
 def test_a_typed_dataset_name_with_digits_is_a_name():
@@ -338,6 +341,10 @@ def test_a_kind_the_abstract_speaks_of_without_names_is_said_not_to_be_named():
     assert unnamed(intent, named) == []
     assert unnamed(intent, elsewhere) == []  # no sentence speaks of datasets: not decided here
     assert unnamed(classify("which models were checked"), counted) == []
+    games = source(6, "RESET: Plasticity", "We run HumanoidBench with SAC and Atari games with DQN.")
+    assert unnamed(classify("Which specific Atari games were used with DQN?"), games) == ["games"]
+    editions = source(7, "BIT: Speech", "We set a new state of the art on the BCI ’24 benchmarks.")
+    assert unnamed(classify("what benchmarks did it set sota on"), editions) == []
 
 
 def test_contrastive_is_a_topic_and_by_contrast_asks_no_comparison():

@@ -40,7 +40,7 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
     known = Known(text)
     names = [n for n in names_in(intent.question) if not known.states(n) and n not in others]
     closed = re.sub(r"[\s${}]", "", text)
-    values = [v for v in SETTING.findall(intent.question) if re.sub(r"\s", "", v) not in closed]
+    values = [v for v in settings(intent.question) if v not in closed]
     return list(
         dict.fromkeys([*phrases, *(w for w in words if stems(w) & missing), *names, *values])
     )
@@ -49,6 +49,11 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
 # A setting the question states ("masks with M=4", "k = 10"): a premise when the abstract never
 # writes it.
 SETTING = re.compile(r"(?<![\w=])[A-Za-z]\s?=\s?\d+(?:\.\d+)?(?![\w.])")
+
+
+def settings(text: str) -> set[str]:
+    """The settings a text states, spaces aside ("M = 4" is "M=4")."""
+    return {re.sub(r"\s", "", setting) for setting in SETTING.findall(text)}
 
 
 # "How does X use a diffusion model to ...?" takes for granted that X uses one: the technique
@@ -182,19 +187,38 @@ KIND_ASKED = re.compile(
 
 def unnamed(intent: Intent, source: Source) -> list[str]:
     """The kind of thing a "which <kind>" question asks the names of ("EEG datasets"), when the
-    paper's sentences that speak of that kind name none ("Validated on three EEG datasets"):
+    paper's sentences that speak of that kind name none near it ("Validated on three EEG
+    datasets", "HumanoidBench with SAC and Atari games with DQN" for "which Atari games"):
     names the question gives itself and the paper's own names aside. Empty when they name some,
     or when no sentence speaks of the kind (the names may stand elsewhere: "on ResNet-18")."""
     match = KIND_ASKED.search(intent.text)
     if not match:
         return []
     kind = stems(match.group("kind"))
+    if not kind:
+        return []
     own = {n.casefold() for n in names_in(source.paper.title)} | set(
         re.findall(r"[\w-]+", intent.question.casefold())
     )
     speaking = [s for s in split_sentences(source.paper.abstract) if kind <= stems(s)]
-    named = [n for s in speaking for n in names_in(s) if n.casefold() not in own]
+    named = [n for s in speaking for n in names_near(s, kind) if n.casefold() not in own]
     return [match.group("kind")] if speaking and not named else []
+
+
+def names_near(sentence: str, kind: set[str], span: int = 2) -> list[str]:
+    """The names within `span` words of the sentence's words of the `kind` ("Pong and Breakout
+    games", "Atari games such as Pong", "the ’24 and ’25 benchmarks"; not SAC in "HumanoidBench
+    with SAC and Atari games")."""
+    words = sentence.split()
+    near = [
+        " ".join(words[max(i - span, 0) : i + span + 1])
+        for i, w in enumerate(words)
+        if stems(w) & kind
+    ]
+    return [name for words in near for name in [*names_in(words), *EDITION.findall(words)]]
+
+
+EDITION = re.compile(r"[’'](?:\d\d)\b")  # "the Brain-to-Text ’24 and ’25 benchmarks"
 
 
 # Words that deny what follows them: a negation, and the verbs that say it cannot be.
@@ -339,9 +363,14 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     if not match or not source or OTHER_WORK.search(match.group("claim").lower()):
         return None
     claim = read(match.group("claim")) - read(" ".join(names_in(question)))
+    claim |= settings(match.group("claim"))  # "M=4" is a word of the claim too
     defined = abbreviations([source.paper])
     scored = [
-        (len(claim & read(spelled_within(sentence, defined))), of_others(sentence), sentence)
+        (
+            len(claim & (read(spelled_within(sentence, defined)) | settings(sentence))),
+            of_others(sentence),
+            sentence,
+        )
         for sentence in split_sentences(source.paper.abstract)
     ]
     shared, others, sentence = max(scored, key=lambda row: (row[0], not row[1]), default=(0, 0, ""))

@@ -11,7 +11,7 @@ import re
 from pydantic import BaseModel
 
 from rag.answer import citations as cite
-from rag.answer.about import unnamed
+from rag.answer.about import either, unnamed, unstated
 from rag.answer.draft import Draft, abstention
 from rag.answer.naming import names_in
 from rag.answer.verdict import Reason
@@ -182,6 +182,9 @@ def _named_things(source: Source, draft: Draft) -> Answer | None:
     sentence = naming_sentence(source.paper)
     if kind := unnamed(draft.intent, source):  # "which three EEG datasets": counted, not named
         text = f"The abstract of '{source.paper.title}' does not name the {kind[0]}."
+        return abstention(draft, [source], Reason.NOT_STATED, text=text)
+    if missing := unstated(draft.intent, source):  # "which Atari games" of a paper without any
+        text = f"The abstract of '{source.paper.title}' never mentions {either(missing)}."
         return abstention(draft, [source], Reason.NOT_STATED, text=text)
     if not sentence and NAMES_ONLY.search(draft.intent.text):
         text = f"The abstract of '{source.paper.title}' does not name them."
