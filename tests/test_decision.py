@@ -325,6 +325,18 @@ def test_a_premise_in_other_words_is_read_as_the_abstract_writes_it():
     assert reversed_premise("why does NC depend on the optimizer?", [collapse]) is None
 
 
+def test_as_hard_as_reverses_harder_and_states_as_hard_as():
+    from rag.answer.about import reversed_premise
+
+    result = "We prove that learning pure states is as hard as learning mixed states."
+    paper = source(1, "Pure States", f"Pure states seem simpler to learn. {result}")
+    harder = "Why does the paper show that mixed states are much harder to learn than pure states?"
+    assert reversed_premise(harder, [paper]) == (paper, result)
+    assert reversed_premise("why is learning pure states as hard as mixed states", [paper]) is None
+    also = source(2, "Pure States", "It does well as well as being hard to learn quickly.")
+    assert reversed_premise(harder, [also]) is None  # "as well as" compares nothing
+
+
 def test_what_an_abstract_says_of_other_work_is_no_premise_about_the_paper():
     """ "Why is X restricted to M=4?" when existing methods are; "how does X use T" when X's
     abstract uses T only of other work or to rule it out."""
@@ -367,6 +379,9 @@ def test_a_setting_the_abstract_never_writes_is_not_stated():
     paper = source(1, "MASKER: Fast Masks", "Our masks work for any M, such as $M = 8$.")
     assert unstated(classify("Why is MASKER tested with M=4?"), paper) == ["M=4"]
     assert unstated(classify("Why is MASKER tested with M = 8?"), paper) == []
+    assert unstated(classify("which optimizer did MASKER use"), paper) == ["optimizer"]
+    adam = source(2, "MASKER: Fast Masks", "We train the masks with AdamW.")
+    assert unstated(classify("which optimizer did MASKER use"), adam) == []
 
 
 @pytest.mark.parametrize(

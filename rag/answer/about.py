@@ -222,7 +222,7 @@ EDITION = re.compile(r"[’'](?:\d\d)\b")  # "the Brain-to-Text ’24 and ’25 
 
 
 # Words that deny what follows them: a negation, and the verbs that say it cannot be.
-DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fails? to|unable to)\b", re.IGNORECASE)
+DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fail(?:s|ed)? to|unable to)\b", re.IGNORECASE)
 # "Why does X conclude that P?" takes P for granted.
 WHY_CLAIM = re.compile(
     r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"  # "According to X, why does ..."
@@ -284,6 +284,12 @@ DIMENSIONS = {
     "bigger": "size",
     "smaller": "size",
 }
+# "as hard as", "as good as": neither way, against a premise that says one is harder or better.
+AS_AS = re.compile(
+    r"\bas (hard|difficult|easy|good|fast|slow|efficient|accurate|effective|expressive|strong|"
+    r"powerful|robust|stable) as\b",
+    re.IGNORECASE,
+)
 # "no matter which optimizer", "regardless of the optimizer": the same whatever it is, no denial.
 WHATEVER = re.compile(r"\b(?:no matter|regardless of|irrespective of)\b", re.IGNORECASE)
 DIRECTIONS = [
@@ -328,11 +334,13 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
         return None
     best_for, best_against = (0, -1), (0, -1, "")
     defined = abbreviations([source.paper])
-    for place, sentence in enumerate(split_sentences(source.paper.abstract)):
-        words = read(spelled_within(sentence, defined))
+    for place, sentence in enumerate(split_sentences(source.paper.abstract)):  # "as hard as":
+        words = read(spelled_within(AS_AS.sub(r"equally \1", sentence), defined))  # not "harder"
         shared = len(claim & words)
         for same, other in said:
-            if words & same and not of_others(sentence):  # what the paper sets out to refute
+            if "equal" in words and same is not SAME and not AS_AS.search(premise):
+                best_against = max(best_against, (shared, place, sentence))
+            elif words & same and not of_others(sentence):  # what the paper sets out to refute
                 best_for = max(best_for, (shared, place))
             elif words & other:
                 best_against = max(best_against, (shared, place, sentence))

@@ -242,6 +242,10 @@ DETAIL_PHRASES = {
         r"\bhow long\b[^?]{0,40}\btrain|\btraining (time|duration)\b|\btime to train\b",
         r"\b(hours?|days?|minutes?|seconds|wall[- ]?clock|training time)\b",
     ),
+    "optimizer": (
+        r"\boptimi[sz]ers?\b",
+        r"\boptimi[sz]ers?\b|\b(adam\w*|sgd|momentum|lamb|lion)\b",
+    ),
     "programming language": (
         r"\b(language|framework)\b[^?]{0,40}\b(written|implemented|coded)\b|\bwritten in\b",
         r"\b(python|c\+\+|pytorch|jax|tensorflow|julia|rust|cuda|java)\b",
