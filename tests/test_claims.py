@@ -341,7 +341,9 @@ def test_a_kind_the_abstract_speaks_of_without_names_is_said_not_to_be_named():
     assert unnamed(intent, named) == []
     assert unnamed(intent, elsewhere) == []  # no sentence speaks of datasets: not decided here
     assert unnamed(classify("which models were checked"), counted) == []
-    games = source(6, "RESET: Plasticity", "We run HumanoidBench with SAC and Atari games with DQN.")
+    games = source(
+        6, "RESET: Plasticity", "We run HumanoidBench with SAC and Atari games with DQN."
+    )
     assert unnamed(classify("Which specific Atari games were used with DQN?"), games) == ["games"]
     editions = source(7, "BIT: Speech", "We set a new state of the art on the BCI ’24 benchmarks.")
     assert unnamed(classify("what benchmarks did it set sota on"), editions) == []
@@ -365,7 +367,7 @@ def test_a_comparison_of_a_described_group_says_how_many_it_compares():
 
 
 def test_a_premise_the_abstract_denies_is_answered_with_the_denying_sentence():
-    from rag.answer.about import contradicted
+    from rag.answer.premises import contradicted
 
     paper = source(
         6,

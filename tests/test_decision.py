@@ -291,7 +291,7 @@ def test_a_detail_asked_in_a_phrase_the_abstract_never_states_is_not_stated(ques
 
 
 def test_a_premise_the_abstract_reverses_is_false_and_one_it_states_is_not():
-    from rag.answer.about import reversed_premise
+    from rag.answer.premises import reversed_premise
 
     background = "Generalization of guessing gets better as networks grow deeper."
     result = "We prove that generalization of guessing deteriorates as networks grow wider."
@@ -311,7 +311,7 @@ def test_a_premise_in_other_words_is_read_as_the_abstract_writes_it():
     """A size adjective is the dimension the abstract measures ("wider" is "width"), an
     abbreviation is the words the abstract defines it as ("G&C", "NC"), "no matter which" says
     the same, and what the paper sets out to refute counts for no premise."""
-    from rag.answer.about import reversed_premise
+    from rag.answer.premises import reversed_premise
 
     result = "We prove that generalization under G&C deteriorates with increasing width."
     paper = source(1, "Guessing Nets", f"We study Guess & Check (G&C). {result}")
@@ -326,7 +326,7 @@ def test_a_premise_in_other_words_is_read_as_the_abstract_writes_it():
 
 
 def test_as_hard_as_reverses_harder_and_states_as_hard_as():
-    from rag.answer.about import reversed_premise
+    from rag.answer.premises import reversed_premise
 
     result = "We prove that learning pure states is as hard as learning mixed states."
     paper = source(1, "Pure States", f"Pure states seem simpler to learn. {result}")
@@ -340,7 +340,7 @@ def test_as_hard_as_reverses_harder_and_states_as_hard_as():
 def test_what_an_abstract_says_of_other_work_is_no_premise_about_the_paper():
     """ "Why is X restricted to M=4?" when existing methods are; "how does X use T" when X's
     abstract uses T only of other work or to rule it out."""
-    from rag.answer.about import said_of_others
+    from rag.answer.premises import said_of_others
 
     others = "While masks were proposed, existing methods for masks are restricted to M=4."
     paper = source(1, "MASKER: Fast Masks", f"{others} We introduce MASKER, a solver for masks.")

@@ -7,15 +7,7 @@ import re
 import time
 from collections.abc import Iterator
 
-from rag.answer.about import (
-    about_paper,
-    asked_paper,
-    contradicted,
-    denied,
-    reversed_premise,
-    said_of_others,
-    unstated_by_all,
-)
+from rag.answer.about import about_paper, asked_paper, unstated_by_all
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.context import focus, select
@@ -43,6 +35,7 @@ from rag.answer.listing import (
     list_answer,
     relevant_papers,
 )
+from rag.answer.premises import contradicted, denied, reversed_premise, said_of_others
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.roles import composed, shaped_papers
 from rag.answer.support import unknown_names
