@@ -351,6 +351,8 @@ def test_what_an_abstract_says_of_other_work_is_no_premise_about_the_paper():
     )
     assert said_of_others("Why is MASKER a solver for masks?", [paper]) is None
     assert said_of_others("Why does MASKER beat existing methods for masks?", [paper]) is None
+    avoids = "Why does MASKER avoid the restriction of masks to M=4?"  # so it does
+    assert said_of_others(avoids, [paper]) is None
     attack = named(
         source(
             2,

@@ -148,6 +148,9 @@ WHY_IS = re.compile(
     r"(?P<claim>.+)",
     re.IGNORECASE,
 )
+AVOIDS = re.compile(
+    r"\b(avoid\w*|bypass\w*|instead of|rather than|unlike|free of)\b", re.IGNORECASE
+)
 OTHER_WORK = re.compile(
     r"\b(?:existing|prior|previous|conventional|traditional|other|baselines?)\b"
 )
@@ -158,11 +161,14 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     question's premise matches best, sharing two or more of its words (the names it gives
     aside), more than any sentence of the paper's own: the abstract says P of other work
     ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to M=4").
-    None when P itself speaks of other work ("why does X beat existing methods?")."""
+    None when P itself speaks of other work ("why does X beat existing methods?") or sets X
+    against it ("why does X avoid gradient-based perturbations?")."""
     match = WHY_CLAIM.search(question) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
     if not match or not source or OTHER_WORK.search(match.group("claim").lower()):
         return None
+    if DENIES.search(match.group("claim")) or AVOIDS.search(match.group("claim")):
+        return None  # "why does X avoid gradient-based perturbations": what others do, it doesn't
     claim = read(match.group("claim")) - read(" ".join(names_in(question)))
     claim |= settings(match.group("claim"))  # "M=4" is a word of the claim too
     defined = abbreviations([source.paper])
