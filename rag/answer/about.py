@@ -157,6 +157,8 @@ def unnamed(intent: Intent, source: Source) -> list[str]:
     return [match.group("kind")] if speaking and not named else []
 
 
+# span 2: a name of the kind stands next to its word ("Pong and Breakout games"); read off the dev
+# set's "which <kind>" questions, where 3 took "SAC" of "with SAC and Atari games" for a game.
 def names_near(sentence: str, kind: set[str], span: int = 2) -> list[str]:
     """The names within `span` words of the sentence's words of the `kind` ("Pong and Breakout
     games", "Atari games such as Pong", "the ’24 and ’25 benchmarks"; not SAC in "HumanoidBench

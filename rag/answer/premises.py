@@ -14,12 +14,13 @@ from rag.index.bm25 import abbreviations
 from rag.models import Answer, Source
 from rag.sentences import split_sentences, stems
 
+# What may lead a premise question: "According to X, why does ...", "In the G&C paper, how do ...".
+LEADING = r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"
 # Words that deny what follows them: a negation, and the verbs that say it cannot be.
 DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fail(?:s|ed)? to|unable to)\b", re.IGNORECASE)
 # "Why does X conclude that P?" takes P for granted.
 WHY_CLAIM = re.compile(
-    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"  # "According to X, why does ..."
-    r"why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
+    LEADING + r"why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
     r"report|say|state|prove|demonstrate|observe|suggest)s?\s+that\s+(?P<claim>.+)",
     re.IGNORECASE,
 )
@@ -97,8 +98,7 @@ DIRECTIONS = [
 # "How does X show (that) P", "why are/do P (according to X)", "how does X <speed up> ...": the
 # premise P, read only when it says which way something goes.
 PREMISE = re.compile(
-    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"  # "In the G&C paper, how do ..."
-    r"(?:how\s+(?:does|did|do)\b.+?\b(?:show|prove|demonstrate|find)s?\s+(?:that\s+)?"
+    LEADING + r"(?:how\s+(?:does|did|do)\b.+?\b(?:show|prove|demonstrate|find)s?\s+(?:that\s+)?"
     r"|why\s+(?:are|is|do|does|did|would|was|were)\s+|how\s+(?:does|do|did)\s+)(?P<claim>.+)",
     re.IGNORECASE,
 )
@@ -144,7 +144,7 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
 
 # "Why is X <P>?": the premise, when the question asks why of the paper itself.
 WHY_IS = re.compile(
-    r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?why\s+(?:is|are|does|do|did|was|were)\s+"
+    LEADING + r"why\s+(?:is|are|does|do|did|was|were)\s+"
     r"(?P<claim>.+)",
     re.IGNORECASE,
 )
