@@ -181,23 +181,21 @@ def retrieval_table(report: dict) -> str:
 
 def ungrounded_names(answer) -> tuple[int, int, list[str]]:
     """How many of the answer's sentences name a thing (a capitalised term, acronym, number or
-    formula: rag.answer.naming), and the things they name that neither the abstracts and
-    metadata they cite (all shown papers, for a sentence citing none) nor the question state:
-    (naming sentences, those naming such a thing, the things)."""
-    from rag.answer.naming import names_something, ungrounded
+    formula: rag.answer.naming), and the things they name that the question does not state and
+    an abstract (and metadata) they cite for them does not (read against all shown papers, for a
+    sentence citing none): (naming sentences, those naming such a thing, the things)."""
+    from rag.answer.naming import names_something, unstated_by_cited
 
     if answer.abstained:
         return 0, 0, []
-    by_number = {c.number: c.paper_id for c in answer.citations}
     by_id = {s.paper.paper_id: s for s in answer.sources}
+    cited = {c.number: by_id[c.paper_id] for c in answer.citations if c.paper_id in by_id}
     naming, flawed, unknown = 0, 0, []
     for sentence in answer.sentences:
         if not names_something(sentence.text):
             continue
         naming += 1
-        ids = [by_number.get(n) for n in sentence.citations]
-        cited = [by_id[pid] for pid in ids if pid in by_id] or answer.sources
-        found = ungrounded(sentence.text, cited, answer.question, asserted=False)
+        found = unstated_by_cited(sentence, cited, answer.sources, answer.question, False)
         flawed += bool(found)
         unknown += [f"{name} ({sentence.text[:60]}...)" for name in found]
     return naming, flawed, unknown

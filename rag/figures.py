@@ -5,7 +5,8 @@ import re
 
 from rag.sentences import stem_list, stems
 
-NUMBER = re.compile(r"\d+(?:[,'’]\d{3})*(?:\.\d+)?")
+# A number on its own: the digits of a name ("CIFAR-10", "GPT-4", "L2") are the name's.
+NUMBER = re.compile(r"(?<![A-Za-z\d])(?<![A-Za-z]-)\d+(?:[,'’]\d{3})*(?:\.\d+)?")
 NUMBER_WORDS = (
     "two",
     "three",

@@ -122,6 +122,12 @@ class AnswerSentence(BaseModel):
     citations: list[int] = Field(default_factory=list)
     support: float | None = Field(None, description="Best similarity to a cited abstract sentence.")
     supported: bool | None = Field(None, description="None when the sentence cites nothing.")
+    parts: list[tuple[str, list[int]]] = Field(
+        default_factory=list,
+        exclude=True,
+        description="Its clauses with the citations that close each, when it cites papers in "
+        "different places ('A uses X [1], while B uses Y [2]'); empty: all of it cites all.",
+    )
 
 
 class Answer(BaseModel):

@@ -10,7 +10,8 @@ from rag.answer.checks.names import StatedNames
 from rag.answer.conversation import scope_of_follow_up
 from rag.answer.draft import Draft
 from rag.answer.intent import Kind, classify, shape_of
-from rag.answer.naming import names_in, ungrounded
+from rag.answer.citations import parse_sentence
+from rag.answer.naming import names_in, ungrounded, unstated_by_cited
 from rag.answer.prompts import without_prompt_format
 from rag.answer.roles import composed, naming_sentence, roles, shaped_papers
 from rag.answer.verdict import Reason
@@ -227,6 +228,35 @@ def test_a_sentence_naming_what_its_paper_does_not_state_is_rewritten_or_left_ou
     assert reasons(verdicts) == [Reason.UNSTATED_NAMES] and verdicts[0].outcome == "note"
     assert "'Zorblax'" in verdicts[0].detail and "'ImageNet'" in verdicts[0].detail
     assert [s.text for s in review.sentences] == ["We propose REINIT."]
+
+
+def test_each_paper_a_sentence_cites_must_state_what_the_sentence_says_of_it():
+    both, _ = parse_sentence("REINIT and PRICER both use CIFAR-10 and LLMs [1][2].", 2)
+    assert both.parts == []  # one run of markers: all of it cites both papers
+    cited = {1: REINIT, 2: PRICER}
+    assert unstated_by_cited(both, cited, [REINIT, PRICER]) == ["LLMs", "CIFAR-10"]
+    each, _ = parse_sentence("REINIT uses CIFAR-10 [1], while PRICER builds on LLMs [2].", 2)
+    assert [numbers for _, numbers in each.parts] == [[1], [2]]
+    assert unstated_by_cited(each, cited, [REINIT, PRICER]) == []
+    swapped, _ = parse_sentence("REINIT builds on LLMs [1], while PRICER uses CIFAR-10 [2].", 2)
+    assert unstated_by_cited(swapped, cited, [REINIT, PRICER]) == ["LLMs", "CIFAR-10"]
+    edited = each.model_copy(update={"text": "REINIT uses MNIST."})  # parts no longer its text
+    assert unstated_by_cited(edited, cited, [REINIT, PRICER]) == ["MNIST"]
+
+
+def test_numbers_inside_names_are_no_figures():
+    assert ungrounded("REINIT is tested on 10 datasets.", [REINIT]) == ["10"]  # not CIFAR-10's
+    assert ungrounded("REINIT is tested on CIFAR-10.", [REINIT]) == []
+
+
+def test_a_name_only_one_cited_paper_states_is_restated_from_that_paper():
+    question = classify("How do REINIT and PRICER relate?")
+    both = claim("Both improve on Atari games with ResNet-18.", 1, 2)
+    review = review_of(question, [PRICER, REINIT], [both])
+    verdicts = StatedNames().run(review)
+    assert reasons(verdicts) == [Reason.RESTATED_NAMES]
+    assert review.sentences[0].citations == [2]  # REINIT's own sentence, cited to REINIT only
+    assert review.sentences[0].text.startswith("REINIT: Reinitialization for Plastic Networks: ")
 
 
 def test_the_names_check_runs_after_support_and_before_a_draft_is_withheld():

@@ -47,8 +47,37 @@ def parse_sentence(sentence: str, n_sources: int) -> tuple[AnswerSentence, int]:
     # Removing "[2]" from "[[2]3]" leaves a marker nobody checked, and a sentence ending in
     # "[" can form one with the next: so the only brackets left in an answer are ours.
     dropped += sum(len(marker_numbers(inner)) for inner in MARKER.findall(text))
+    parsed = AnswerSentence(text=plain(text), citations=cited)
+    parsed.parts = cited_parts(sentence, n_sources) if len(cited) > 1 else []
+    return parsed, dropped
+
+
+def plain(text: str) -> str:
+    """Text without brackets, its spaces collapsed and none before punctuation."""
     text = " ".join(text.translate(BRACKETS).split())  # collapse first: `\s+[.]` is quadratic
-    return AnswerSentence(text=re.sub(r" ([.,;:!?])", r"\1", text), citations=cited), dropped
+    return re.sub(r" ([.,;:!?])", r"\1", text)
+
+
+def cited_parts(sentence: str, n_sources: int) -> list[tuple[str, list[int]]]:
+    """The sentence's clauses, each with the valid numbers of the markers that close it ("A uses
+    X [1], while B uses Y [2]." is ("A uses X", [1]), (", while B uses Y.", [2]); text after the
+    last marker joins the clause before it). Empty when one run of markers closes it all."""
+    runs = list(re.finditer(rf"(?:{MARKER.pattern}\s*)+", sentence, flags=re.IGNORECASE))
+    parts, start = [], 0
+    for run in runs:
+        numbers = [
+            n
+            for inner in MARKER.findall(run.group())
+            for n in marker_numbers(inner)
+            if 1 <= n <= n_sources
+        ]
+        if numbers:
+            parts.append([sentence[start : run.start()], list(dict.fromkeys(numbers))])
+            start = run.end()
+    if len(parts) < 2:
+        return []
+    parts[-1][0] += sentence[start:]
+    return [(plain(MARKER.sub("", text)), numbers) for text, numbers in parts]
 
 
 def hide_titles(raw: str, titles: Sequence[str]) -> tuple[str, list[str]]:
@@ -88,6 +117,7 @@ def parse_answer(
     for piece in split_sentences(raw):
         sentence, lost = parse_sentence(piece, n_sources)
         sentence.text = show_titles(sentence.text, hidden)
+        sentence.parts = [(show_titles(text, hidden), cited) for text, cited in sentence.parts]
         dropped += lost
         if sentence.text or sentence.citations:
             if not sentence.text and sentences:  # a bare marker line belongs to the sentence before
@@ -143,6 +173,7 @@ def renumber(sentences: list[AnswerSentence], sources: list[Source]) -> list[Cit
         for number in sentence.citations:
             order.setdefault(number, len(order) + 1)
         sentence.citations = [order[n] for n in sentence.citations]
+        sentence.parts = [(t, [order[n] for n in cited if n in order]) for t, cited in sentence.parts]
     citations = []
     for prompt_number, number in order.items():
         paper = sources[prompt_number - 1].paper

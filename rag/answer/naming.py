@@ -7,6 +7,7 @@ names"."""
 
 import re
 
+from rag.answer.citations import plain
 from rag.answer.support import NOT_NAMES, unknown_names
 from rag.figures import MATH, math_key, quantities
 from rag.sentences import GENERIC, metadata_sentence
@@ -89,6 +90,37 @@ def ungrounded(sentence: str, sources, question: str = "", asserted: bool = True
     unknown += [name for name in unknown_names(sentence, sources) if not known.states(name)]
     unknown += sorted(quantities(sentence) - known.numbers)
     unknown += [f for f in MATH.findall(sentence) if math_key(f) not in math_key(known.text)]
+    return list(dict.fromkeys(unknown))
+
+
+def clauses(sentence) -> list[tuple[str, list[int]]]:
+    """The sentence's clauses with the citations of each (`AnswerSentence.parts`) while they
+    still make up its text and citations; else all of it with all its citations."""
+    parts = sentence.parts
+    numbers = {n for _, cited in parts for n in cited}
+    if parts and numbers == set(sentence.citations) and plain(" ".join(t for t, _ in parts)) == (
+        sentence.text
+    ):
+        return parts
+    return [(sentence.text, sentence.citations)]
+
+
+def unstated_by_cited(sentence, cited: dict, shown: list, question: str = "", asserted=True):
+    """The names, numbers and formulas of an answer sentence that a paper it cites for them does
+    not state (`ungrounded`), each clause read against each paper it cites: "HF-opt and RHF
+    [1][2]" needs both papers to state both names, "A uses X [1], while B uses Y [2]" needs
+    paper 1 to state X and paper 2 Y; the cited papers' titles name them all. `cited` maps citation numbers to sources; a sentence
+    citing none is read against all `shown`."""
+    unknown: list[str] = []
+    for text, numbers in clauses(sentence):
+        papers = [cited[n] for n in numbers if n in cited]
+        titles = Known(" ".join(source.paper.title for source in papers))  # "A and B [1][2]"
+        for group in [[paper] for paper in papers] or [shown]:
+            unknown += [
+                name
+                for name in ungrounded(text, group, question, asserted)
+                if not titles.states(name)
+            ]
     return list(dict.fromkeys(unknown))
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from rag.answer.checks import Check, Review
 from rag.answer.lines import paper_line
-from rag.answer.naming import ungrounded
+from rag.answer.naming import ungrounded, unstated_by_cited
 from rag.answer.verdict import Reason
 from rag.sentences import split_sentences
 
@@ -19,9 +19,9 @@ class StatedNames(Check):
 
     def run(self, review: Review) -> list:
         kept, invented, restated = [], [], []
+        sources = dict(enumerate(review.sources, 1))
         for sentence in review.sentences:
-            cited = [review.sources[n - 1] for n in sentence.citations] or review.sources
-            unknown = ungrounded(sentence.text, cited, review.intent.text)
+            unknown = unstated_by_cited(sentence, sources, review.sources, review.intent.text)
             if not unknown:
                 kept.append(sentence)
             elif sentence.supported is not False and (
@@ -42,10 +42,17 @@ class StatedNames(Check):
 
     def _own_sentence(self, review: Review, sentence):
         """The cited paper's abstract sentence closest to the claim, as its line, when it is close
-        enough to support it (then it says what the claim meant, with the names it really has)."""
+        enough to support it (then it says what the claim meant, with the names it really has):
+        of the first cited paper that states all the sentence's names, if one does ("HF-opt and
+        RHF [1][2]" is paper 1's sentence when only paper 1 names them)."""
+        stating = [
+            n
+            for n in sentence.citations
+            if not ungrounded(sentence.text, [review.sources[n - 1]], review.intent.text)
+        ]
         if not sentence.citations:
             return None
-        number = sentence.citations[0]
+        number = (stating or sentence.citations)[0]
         source = review.sources[number - 1]
         own = split_sentences(source.paper.abstract)
         if not own:
