@@ -86,7 +86,7 @@ def states_figures(text: str) -> bool:
 # ...", is not asking).
 ASKS_FOR_FIGURE = re.compile(
     r"(?:\band|,)\s+how (?:many|much)\b"
-    r"|^(?:[^,?]{0,40},\s*)?(?:(?:on|in|for|across|at|to|from|with) )?"
+    r"|^(?:[^,?]{0,40},\s*)?(?:(?:on|in|for|across|at|to|from|with|by) )?"
     r"(?:how (?:many|much|large|big|small|fast|long|often)|by how much|up to what|"
     r"what (?:is |are |was )?(?:the )?(?:[\w-]+ ){0,3}?(?P<measure>speedup|accuracy|error rate|"
     r"percentage|gain|improvement|reduction|perplexity|learning rate|number of|proportion))\b",

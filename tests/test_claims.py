@@ -7,9 +7,9 @@ import pytest
 
 from rag.answer.checking import CHECKS
 from rag.answer.checks.names import StatedNames
-from rag.answer.conversation import scope_of_follow_up
+from rag.answer.conversation import by_description, scope_of_follow_up
 from rag.answer.draft import Draft
-from rag.answer.intent import Kind, classify, shape_of
+from rag.answer.intent import Kind, classify, refers_back, shape_of
 from rag.answer.citations import parse_sentence
 from rag.answer.naming import names_in, ungrounded, unstated_by_cited
 from rag.answer.prompts import without_prompt_format
@@ -56,7 +56,12 @@ PRICER = source(
         ("Break down the REINIT paper for me", "summary"),
         ("In a nutshell, what does REINIT do?", "summary"),  # the summary word wins
         ("tell me about reinit", "summary"),
+        ("What do Smith, Jones and Lee show about plastic networks?", "contribution"),
+        ("What is the main result of the REINIT paper?", "contribution"),
+        ("What new pricing method do the PRICER authors propose for dynamic pricing?", "contribution"),
+        ("What does the paper asking whether networks stay plastic establish?", "contribution"),
         ("Compare REINIT and PRICER", "comparison"),
+        ("the two pricing papers, how are they different", "comparison"),
         ("how does REINIT differ from PRICER?", "comparison"),
         ("REINIT vs PRICER", "comparison"),
         ("how is REINIT different from the pricing paper", "comparison"),
@@ -140,6 +145,25 @@ def test_a_comparison_states_each_paper_under_its_own_citation():
     assert shaped_papers(intent, [one, described]) == [one, described]  # "the paper on X"
 
 
+def test_a_comparison_of_papers_described_as_a_group_is_no_list_unless_it_asks_for_papers():
+    described = classify("plasticity papers - how do the reset one and the pricing one differ")
+    assert described.shape == "comparison" and not described.is_list
+    assert classify("which papers compare resets with pricing?").is_list
+    first = REINIT.model_copy(update={"relevance": 0.45, "named": False})
+    other = source(3, "Other", "Else.", relevance=0.5)
+    best = PRICER.model_copy(update={"relevance": 0.7, "named": False})
+    assert shaped_papers(described, [first, other, best]) == [best, other]  # most relevant two
+
+
+def test_what_a_paper_shows_is_its_contribution_and_result():
+    draft = Draft(intent=classify("What does REINIT show about plasticity?"), backend="test")
+    answer = composed("contribution", [REINIT], draft)
+    said = [s.text.split(": ")[-1][:20] for s in answer.sentences]
+    assert said == ["We propose REINIT, a", "REINIT is evaluated ", "Experiments show tha"]
+    proposes = Draft(intent=classify("What does REINIT propose?"), backend="test")
+    assert len(composed("contribution", [REINIT], proposes).sentences) == 2  # no result
+
+
 def test_a_comparison_gives_each_paper_s_sentence_on_what_it_asks_about():
     """ "Compare their regret": the sentence of each paper on regret, after what it proposes;
     none from its background, none when the question asks about nothing but the papers."""
@@ -171,6 +195,19 @@ def test_what_datasets_lists_the_sentence_naming_them():
     assert naming_sentence(one.paper) == "We validate it on the infinite dSprites dataset."
     field = source(4, "Waves", "We decode brains. It is validated on three EEG datasets.")
     assert naming_sentence(field.paper) == ""  # 'EEG' says what the data are, not which
+
+
+def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
+    third = source(3, "Graph Attacks on Citation Networks", "We attack graphs with microscopes.")
+    third.paper.authors = ["Ada Hazan"]
+    papers = [REINIT.paper, PRICER.paper, third.paper]
+    assert by_description("what does the hazan one prove", papers) == {"p3"}
+    assert by_description("the microscopy one vs the pricing one", papers) == {"p3", "p2"}
+    assert by_description("which of those is the quantum one", papers) is None  # none uses it
+    assert by_description("what does the first one prove", papers) is None
+    assert refers_back("what does the hazan one prove")
+    chosen = classify("which of those is the pricing one and how does it work", scope={"p2"})
+    assert not chosen.is_list  # one paper chosen: answered about it, not listed
 
 
 def test_the_first_two_are_the_first_two_papers_of_the_earlier_answer():
@@ -377,6 +414,9 @@ def test_a_kind_the_abstract_speaks_of_without_names_is_said_not_to_be_named():
     assert unnamed(classify("Which specific Atari games were used with DQN?"), games) == ["games"]
     editions = source(7, "BIT: Speech", "We set a new state of the art on the BCI ’24 benchmarks.")
     assert unnamed(classify("what benchmarks did it set sota on"), editions) == []
+    scenes = source(8, "SEER: Screens", "Evaluated across four scene categories, SEER wins.")
+    asked = classify("what are the 4 scene categories seer was tested on")
+    assert unnamed(asked, scenes) == ["categories"]  # a generic kind: read by its describing words
 
 
 def test_contrastive_is_a_topic_and_by_contrast_asks_no_comparison():

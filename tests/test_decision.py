@@ -304,6 +304,10 @@ def test_a_premise_the_abstract_reverses_is_false_and_one_it_states_is_not():
     assert reversed_premise(prefixed, [paper]) == (paper, result)
     deeper = "Why does guessing generalize better as networks grow deeper?"
     assert reversed_premise(deeper, [paper]) is None
+    given = "since guessing generalizes better when nets are wider, does that mean width is key?"
+    assert reversed_premise(given, [paper]) == (paper, result)
+    improves = "why does generalization of guessing improve as networks grow wider?"
+    assert reversed_premise(improves, [paper]) == (paper, result)
     assert reversed_premise("How does the guessing paper define width?", [paper]) is None
 
 

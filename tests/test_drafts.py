@@ -283,12 +283,28 @@ def test_questions_asking_for_papers_get_a_list(question, listed):
         ("Which of those use a replay buffer?", ["use a replay buffer"]),  # no question quoted
         ("Which one is about video understanding?", ["video understanding"]),
         ("which ones evaluate on cifar", []),
+        (
+            "Which papers decode brain activity, for example EEG or intracortical recordings?",
+            ["decode brain activity, for example EEG or intracortical recordings"],
+        ),
     ],
 )
 def test_a_list_questions_conditions_are_its_parts_with_two_content_words(question, conditions):
     from rag.answer.intent import conditions_of
 
     assert conditions_of(question) == conditions
+
+
+def test_an_example_or_an_item_of_a_series_meets_a_condition():
+    from rag.answer.listing import uses_half
+    from rag.sentences import stems
+
+    examples = "decode brain activity, for example EEG or intracortical recordings"
+    assert uses_half(examples, stems("we classify eeg signals"))
+    assert not uses_half(examples, stems("we record speech"))
+    series = "data from biology, medicine, or neuroscience"
+    assert uses_half(series, stems("clinical medicine"))
+    assert not uses_half("data from biology and medicine", stems("clinical medicine"))
 
 
 @pytest.mark.parametrize(
@@ -299,6 +315,7 @@ def test_a_list_questions_conditions_are_its_parts_with_two_content_words(questi
         ("How many tasks?", {"task"}),
         ("Which model does BIT use, and how many parameters does it have?", {"paramet"}),
         ("At most, by how much does CaRe-BN improve performance?", set()),
+        ("by how many points does CaRe-BN beat BatchNorm", {"point"}),
         ("What word error rate does the brain-to-text framework reach?", {"rate"}),
         ("What learning rate is used to train SAFA-SNN?", {"rate"}),
         ("What top-1 accuracy does FIRE report on ImageNet?", {"accuraci"}),

@@ -127,7 +127,7 @@ def own_words(source: Source, span: int = 4) -> set[str]:
 # folding").
 KINDS = (
     r"(?:datasets?|benchmarks?|games?|environments?|baselines?|backbones?|architectures?|"
-    r"languages?|species|metrics?|llms?|gpus?|solvers?|simulators?)"
+    r"languages?|species|metrics?|llms?|gpus?|solvers?|simulators?|categor(?:y|ies)|classes)"
 )
 KIND_ASKED = re.compile(
     rf"\b(?:which|what)\s+(?:(?:were|are|was|is)\s+the\s+)?"  # "what were the three ..."
@@ -146,7 +146,7 @@ def unnamed(intent: Intent, source: Source) -> list[str]:
     match = KIND_ASKED.search(intent.text)
     if not match:
         return []
-    kind = stems(match.group("kind"))
+    kind = stems(match.group("kind")) or stems(match.group())  # "the 4 scene categories"
     if not kind:
         return []
     own = {n.casefold() for n in names_in(source.paper.title)} | set(

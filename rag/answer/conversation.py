@@ -5,10 +5,11 @@ import re
 
 from pydantic import BaseModel
 
-from rag.answer.intent import chooses, continues, refers_back
+from rag.answer.intent import chooses, continues, refers_back, spelled
 from rag.answer.prompts import rewrite_messages
 from rag.errors import RagError
 from rag.models import Message, normalize_text
+from rag.sentences import stems
 
 MAX_REWRITE_TOKENS = 60
 
@@ -55,6 +56,45 @@ def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str
     if picked := by_position(question, latest, titles, answer):
         return picked
     return latest or None
+
+
+# "the rl one", "the microscopy one vs the sparse mask one", "just the hazan one": a paper of the
+# answer before, described by a few of its words (not "the first one", "the same one").
+DESCRIBED = re.compile(r"\bthe ((?:[\w&/-]+ ){0,3}?[\w&/-]+) ones?\b", re.IGNORECASE)
+NO_DESCRIPTION = set(
+    "first second third last other same new previous former latter right only best main next "  # noqa: SIM905
+    "this that which each top".split()
+)
+
+
+def by_description(question: str, papers) -> set[str] | None:
+    """The papers (with their abstracts) that "the <words> one" describes, each the one whose
+    title, abstract or authors' names use the most of its words (title and names count twice);
+    None when the question describes none that way or a description fits two papers as well."""
+    picked = set()
+    for match in DESCRIBED.finditer(question):
+        words = match.group(1).split()
+        while words and words[0].lower() in NO_DESCRIPTION:
+            words = words[1:]
+        wanted = stems(spelled(" ".join(words))) | {w.lower() for w in words}
+        if not wanted or len(papers) < 2:
+            continue
+        scores = sorted(((_fit(wanted, paper), paper.paper_id) for paper in papers), reverse=True)
+        if scores[0][0] > max(0, scores[1][0]):
+            picked.add(scores[0][1])
+    return picked or None
+
+
+def _fit(wanted: set[str], paper) -> int:
+    """How many of the wanted words the paper uses, by their first 7 letters ("microscopy" is
+    the abstract's "microscope")."""
+    surnames = {name.split()[-1].lower() for name in paper.authors if name.split()}
+    wanted = {word[:7] for word in wanted}
+    return (
+        2 * len(wanted & {word[:7] for word in stems(paper.title)})
+        + len(wanted & {word[:7] for word in stems(paper.abstract)})
+        + 2 * len(wanted & surnames)
+    )
 
 
 ORDINAL = re.compile(

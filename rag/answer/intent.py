@@ -55,7 +55,9 @@ FOLLOW_UP_FRAME = re.compile(
 )
 # Each part of a list question ("continual learning" / "autonomous driving perception", split at
 # these words) with two or more content words is a condition a listed paper must meet.
-CONDITION_SPLIT = re.compile(r"\b(?:for|on|to|with|in|using|via|against)\b|\?", re.IGNORECASE)
+CONDITION_SPLIT = re.compile(
+    r"\b(?:for(?! example| instance)|on|to|with|in|using|via|against)\b|\?", re.IGNORECASE
+)
 # "Which paper shows X?", "Is there a work on X?", "Which papers ...": the answer is papers; with
 # the noun singular, one paper.
 PAPERS = re.compile(
@@ -97,7 +99,8 @@ def unframed(text: str) -> str:
 # Follow-ups: words that point back at the conversation.
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
-    r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors)\b",
+    r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors|"
+    r"the (?:[\w&/-]+ ){0,3}?[\w&/-]+ ones?)\b",  # "the rl one"
     re.IGNORECASE,
 )
 # Leans on the conversation without narrowing it to the papers named before.
@@ -117,7 +120,7 @@ corpus collect abstract articl public thing stuff pleas kind sort exist compar v
 between tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
 establish deriv provid form type core part style way like evalu report result one dataset
-variant main primari bound guarante consid address tackl touch handl""".split()
+variant main primari bound guarante consid address tackl touch handl etc""".split()
 )
 
 
@@ -281,10 +284,12 @@ SUMMARY_ASK = re.compile(
 CONTRIBUTION_ASK = re.compile(
     r"\bwh?at (does|did|do|is)\b[^?]{1,60}?\b(propos\w*|introduc\w*|present\w*|contribut\w*|"
     r"offer\w*|develop\w*|do|doing|suggest\w*|show\w*|prove\w*)\s*\??\s*$"
-    r"|\bwh?at (does|did|do)\b[^?]{1,120}?\b(propose|proposes|introduce|introduces|contribute|"
-    r"contributes)\b|\bwhat (does|did)\b[^?]{1,60}?\bdo for\b|\bwhat('?s| is) new\b"
+    r"|\bwh?at( \w+){0,3} (does|did|do)\b[^?]{1,120}?\b(propose|proposes|introduce|introduces|"
+    r"contribute|contributes|show|shows|prove|proves|establish|establishes|demonstrate|"
+    r"demonstrates)\b|\bwhat (does|did)\b[^?]{1,60}?\bdo for\b|\bwhat('?s| is) new\b"
     r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b"
-    r"|\b(main|key|core|big) (contributions?|idea|novelty)\s*\??\s*$",
+    r"|\b(main|key|core|big) (contributions?|idea|novelty)\s*\??\s*$"
+    r"|\b(main|key|core|central|headline) (results?|findings?|theorem|claim)\b",
     re.IGNORECASE,
 )
 # "What datasets does X use?", "which benchmarks ...": the answer is the names the abstract gives.
@@ -304,7 +309,7 @@ NAMES_ASK = re.compile(
 COMPARISON_ASK = re.compile(
     r"\b(compar(e|ing|ison)|(?<!by )(?<!in )contrast|differ|differs|differences?|vs\.?|versus)\b"
     r"|\bsimilarit(y|ies) between\b|\brelate to each other\b|\bdifferent(ly)? from\b|"
-    r"\bdistinguish\w*",
+    r"\bdistinguish\w*|\bhow (are|is|were|was)\b[^?]{0,60}\bdifferent\b",
     re.IGNORECASE,
 )
 
@@ -316,6 +321,11 @@ GROUP = re.compile(
     r"(?:papers|works|studies)\b",
     re.IGNORECASE,
 )
+# A question that starts asking for papers: "which papers compare X with Y" is a list.
+LIST_START = re.compile(
+    r"\s*(which|list|name|find|show|are there|any|(some |other )?(papers|works|articles|studies))\b",
+    re.IGNORECASE,
+)
 NUMBERS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
 
 
@@ -323,9 +333,7 @@ def compared_group(text: str) -> int | None:
     """How many papers a comparison of a described group compares ("the two quantum papers":
     2; "the pruning papers": up to 3); None when it names no group or asks for a list."""
     match = GROUP.search(text)
-    if not match or re.match(
-        r"\s*(which|list|name|find|show|are there|any)\b", text, re.IGNORECASE
-    ):
+    if not match or LIST_START.match(text):
         return None
     return NUMBERS.get((match.group("count") or "").lower(), 3)
 
@@ -451,13 +459,19 @@ def classify(
     stands alone)."""
     text = text or question
     written = spelled(text)  # "rl" as "reinforcement learning": stemming drops two letters
+    shape = shape_of(question) or (None if ASKS.search(question) else shape_of(text))
+    # "neural collapse papers - how do the optimizer one and the multi-task one differ" compares
+    # two of them, "which papers compare X with Y" lists
+    compares = shape == "comparison" and not LIST_START.match(text)
+    chosen = bool(scope) and len(scope) == 1 and chooses(text)  # "which of those is the rl one"
     return Intent(
         question=question,
         text=text,
         named=set(named),
         scope=set(scope) if scope else None,
         summary=summary,
-        is_list=bool(LIST_QUESTION.search(text)) or (is_search(text, named, tuning)),
+        is_list=not (compares or chosen)
+        and (bool(LIST_QUESTION.search(text)) or is_search(text, named, tuning)),
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
         figure=asked_figure(text),
@@ -469,7 +483,7 @@ def classify(
         asks_venue=bool(VENUE.search(text)),
         asks_code=bool(CODE_ASK.search(text)),
         details=stems(text) & DETAILS | asked_details(text),
-        shape=shape_of(question) or (None if ASKS.search(question) else shape_of(text)),
+        shape=shape,
     )
 
 
@@ -502,7 +516,13 @@ HYPHENATED = re.compile(r"\b[A-Za-z]+(?:[-‐‑–][A-Za-z]+)+\b")
 # What separates alternatives a paper need meet only one of: "sharpness / flat minima", "pricing
 # or assortment", "continual learning, i.e. learning tasks in sequence", "e.g.", "such as" (not
 # the "/" of "w/").
-DISJUNCTION = re.compile(r"(?<!\bw)/|\bor\b|\b(?:e\.\s?g|i\.\s?e)\b\.?|\bsuch as\b", re.IGNORECASE)
+DISJUNCTION = re.compile(
+    r"(?<!\bw)/|\bor\b|\b(?:e\.\s?g|i\.\s?e)\b\.?|\bsuch as\b|\bfor (?:example|instance)\b",
+    re.IGNORECASE,
+)
+# "biology, medicine, or neuroscience", "bayesian inference, bayesian optimization, ... etc": a
+# series whose items are alternatives too.
+SERIES = re.compile(r"\b(?:or|etc)\b", re.IGNORECASE)
 # Alternatives after a negation are what a paper must not be ("not imitation learning or
 # bandits", "without backpropagation or gradient descent"): none is a reading.
 NEGATED = re.compile(

@@ -3,10 +3,12 @@ each (its best-matching abstract sentence), chosen before any text is written. A
 to cover several papers names one or two; the list names them all, instantly, and each line is a
 sentence of the paper it cites."""
 
+import re
+
 import numpy as np
 
 from rag.answer.decision import FEATURES, spelled_out, uses_words, words_of
-from rag.answer.intent import CODE_WORDS, DISJUNCTION, FRAME, Intent, links_code
+from rag.answer.intent import CODE_WORDS, DISJUNCTION, FRAME, SERIES, Intent, links_code
 from rag.answer.lines import closest_sentences, list_line
 from rag.answer.support import unknown_names
 from rag.models import Source
@@ -44,6 +46,8 @@ def uses_half(condition: str, words: set[str]) -> bool:
     ("sharpness" of "sharpness / flat minima")."""
     wanted = condition_words(condition)
     parts = [condition_words(part) for part in DISJUNCTION.split(condition)]
+    if SERIES.search(condition):  # "data from biology, medicine, or neuroscience"
+        parts += [condition_words(part) for part in re.split(r",|\bor\b|\betc\b", condition)]
     return 2 * len(wanted & words) >= len(wanted) or any(
         part <= words for part in parts if 0 < len(part) < len(wanted)
     )

@@ -11,7 +11,13 @@ from rag.answer.about import about_paper, asked_paper, unstated_by_all
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.context import focus, select
-from rag.answer.conversation import Page, next_page, scope_of_follow_up, standalone_question
+from rag.answer.conversation import (
+    Page,
+    by_description,
+    next_page,
+    scope_of_follow_up,
+    standalone_question,
+)
 from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
@@ -252,6 +258,8 @@ class Answerer:
         read = latin(question)  # "Πnet" is "Pinet"
         named = set(self.retriever.mentioned(read))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
+        if scope and len(scope) > 1:  # "the rl one", "the microscopy one vs the sparse mask one"
+            scope = by_description(question, self._with_abstracts(scope)) or scope
         if scope and named - scope and shape_of(question) == "comparison":
             scope |= named  # "how does it compare to the X paper": it, and the X paper
         scope = scope if scope and not named - scope else None
@@ -275,6 +283,14 @@ class Answerer:
                 read, history, self._rewriter(), self.tuning.follow_up_words
             )
         return classify(question, standalone, named, scope, tuning=self.tuning)
+
+    def _with_abstracts(self, ids: set[str]) -> list:
+        """The papers, their abstracts filled in (the catalog keeps metadata only)."""
+        abstracts = self.retriever.store.abstracts(sorted(ids))
+        return [
+            self.retriever.catalog.get(pid).model_copy(update={"abstract": abstracts.get(pid, "")})
+            for pid in sorted(ids)
+        ]
 
     def _gibberish(self, question: str) -> bool:
         """Whether no word of the question is an English word, a word of the corpus or a typo

@@ -104,6 +104,15 @@ PREMISE = re.compile(
 )
 
 
+# "Since P, does that mean ...?", "given that P, how big is ...": P taken for granted up front.
+GIVEN = re.compile(
+    r"^\s*(?:since|given that|given|because|now that|as we know)\s+(?P<claim>[^,?]{12,}),",
+    re.IGNORECASE,
+)
+# "improves", "gets better": which way, in words stemming drops as generic research verbs.
+IMPROVES = re.compile(r"\b(improv\w*|gets? better|helps?)\b", re.IGNORECASE)
+
+
 def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
     """The paper and its sentence that reverse which way the question's premise says something
     goes: a sentence sharing two or more of the premise's words (as `read` gives them, with the
@@ -112,12 +121,13 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     and coming later (results come after background: "in standard settings pure states are
     easier", then "we prove they are as hard"). Only the paper the question is about (named,
     else the first) is read."""
-    match = WHY_CLAIM.search(question) or PREMISE.search(question)
+    match = WHY_CLAIM.search(question) or GIVEN.search(question) or PREMISE.search(question)
     premise = WHATEVER.sub("regardless", match.group("claim")) if match else ""
     if not match or DENIES.search(premise):
         return None
-    claim = read(premise)
+    claim = read(premise) | ({"better"} if IMPROVES.search(premise) else set())
     claim |= {DIMENSIONS[word] for word in claim if word in DIMENSIONS}
+    measured = claim & set(DIMENSIONS.values())
     said = [(same, other) for same, other in DIRECTIONS if claim & same]
     if not said:
         return None
@@ -129,6 +139,11 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     defined = abbreviations([source.paper])
     for place, sentence in enumerate(split_sentences(source.paper.abstract)):  # "as hard as":
         words = read(spelled_within(AS_AS.sub(r"equally \1", sentence), defined))  # not "harder"
+        words |= {"better"} if IMPROVES.search(sentence) else set()
+        # "grow wider" measures width; "wide and deep networks" names them, measures nothing
+        words |= {DIMENSIONS[w] for w in words if w in DIMENSIONS and w.endswith(("er", "est"))}
+        if measured and not measured & words:
+            continue  # "improves with increasing depth" says nothing of "better when wider"
         shared = len(claim & words)
         for same, other in said:
             if "equal" in words and same is not SAME and not AS_AS.search(premise):

@@ -156,7 +156,8 @@ def shaped_papers(intent, sources: list[Source], described: float = 0.4) -> list
     named = [s for s in sources if s.named or (intent.scope and s.paper.paper_id in intent.scope)]
     if intent.shape == "comparison":
         if not intent.scope and len(named) < 2:  # "the paper on X vs the one on Y": two
-            named += [s for s in sources if s not in named and s.relevance >= described][
+            others = sorted(sources, key=lambda s: -s.relevance)
+            named += [s for s in others if s not in named and s.relevance >= described][
                 : 2 - len(named)
             ]
         return named[:3] if len(named) >= 2 else []
@@ -234,6 +235,12 @@ def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     return sentence if count and sentence not in (found.contribution, found.result) else ""
 
 
+# A contribution question asking what the paper found: its result sentence says that too.
+RESULT_ASK = re.compile(
+    r"\b(show|shows|showed|prove|proves|proved|establish\w*|demonstrat\w*|find|finds|found|"
+    r"results?|findings?|theorems?|claims?)\b",
+    re.IGNORECASE,
+)
 LABELS = {"asked": "in particular"}  # how a role's line is labelled, where not by its name
 
 
@@ -265,6 +272,8 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
         "contribution": ("contribution", "detail"),
         "comparison": ("contribution", "result"),
     }[shape]
+    if shape == "contribution" and RESULT_ASK.search(draft.intent.text):
+        which = ("contribution", "detail", "result")  # "what do they show / prove about X"
     found = {s.paper.paper_id: roles(s.paper) for s in sources}  # once per paper
     if shape == "comparison":  # what the comparison is about: "their regret bounds"
         which = ("contribution", "asked", "result")
