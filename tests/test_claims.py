@@ -7,10 +7,10 @@ import pytest
 
 from rag.answer.checking import CHECKS
 from rag.answer.checks.names import StatedNames
+from rag.answer.citations import parse_sentence
 from rag.answer.conversation import by_description, scope_of_follow_up
 from rag.answer.draft import Draft
 from rag.answer.intent import Kind, classify, refers_back, shape_of
-from rag.answer.citations import parse_sentence
 from rag.answer.naming import names_in, ungrounded, unstated_by_cited
 from rag.answer.prompts import without_prompt_format
 from rag.answer.roles import composed, naming_sentence, roles, shaped_papers
@@ -58,10 +58,14 @@ PRICER = source(
         ("tell me about reinit", "summary"),
         ("What do Smith, Jones and Lee show about plastic networks?", "contribution"),
         ("What is the main result of the REINIT paper?", "contribution"),
-        ("What new pricing method do the PRICER authors propose for dynamic pricing?", "contribution"),
+        (
+            "What new pricing method do the PRICER authors propose for dynamic pricing?",
+            "contribution",
+        ),
         ("What does the paper asking whether networks stay plastic establish?", "contribution"),
         ("Compare REINIT and PRICER", "comparison"),
         ("the two pricing papers, how are they different", "comparison"),
+        ("How does the REINIT paper relate to the PRICER paper on regret?", "comparison"),
         ("how does REINIT differ from PRICER?", "comparison"),
         ("REINIT vs PRICER", "comparison"),
         ("how is REINIT different from the pricing paper", "comparison"),

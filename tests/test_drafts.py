@@ -626,3 +626,17 @@ def test_a_question_for_papers_linking_to_their_code_is_told_apart(question, ask
     from rag.answer.intent import classify
 
     assert classify(question).asks_code is asks
+
+
+def test_a_misspelt_framing_word_is_read_right_and_an_english_word_is_left_alone():
+    from rag.answer.intent import classify, framed_right
+
+    english = {"taper", "spiking", "neural", "network", "quick", "the", "of", "fire"}.__contains__
+    assert framed_right("spiking neural network papres?", english) == (
+        "spiking neural network papers?"
+    )
+    assert framed_right("quick summry of the FIRE paper", english) == (
+        "quick summary of the FIRE paper"
+    )
+    assert framed_right("which ones taper the rate", english) == "which ones taper the rate"
+    assert classify(framed_right("spiking neural network papres?", english)).is_list

@@ -173,7 +173,9 @@ def renumber(sentences: list[AnswerSentence], sources: list[Source]) -> list[Cit
         for number in sentence.citations:
             order.setdefault(number, len(order) + 1)
         sentence.citations = [order[n] for n in sentence.citations]
-        sentence.parts = [(t, [order[n] for n in cited if n in order]) for t, cited in sentence.parts]
+        sentence.parts = [
+            (t, [order[n] for n in cited if n in order]) for t, cited in sentence.parts
+        ]
     citations = []
     for prompt_number, number in order.items():
         paper = sources[prompt_number - 1].paper

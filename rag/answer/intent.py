@@ -3,6 +3,7 @@ a figure, a summary, a follow-up ...), the papers it names, the conditions a lis
 meet, the papers a follow-up refers back to. Every other module reads the `Intent`; none parses
 the question again. All the question's regular expressions live here."""
 
+import difflib
 import itertools
 import re
 import unicodedata
@@ -173,6 +174,36 @@ SHORT_FORMS = re.compile(
 )
 
 
+# The words that frame a question, as a question misspells them: "spiking neural network
+# papres?", "quick summry of X", "comapre A and B".
+FRAME_WORDS = (
+    "papers",
+    "paper",
+    "works",
+    "articles",
+    "abstracts",
+    "summary",
+    "summarize",
+    "compare",
+    "anything",
+    "which",
+)
+
+
+def framed_right(text: str, is_word) -> str:
+    """The text with each misspelt framing word (one `is_word` does not know, close to one of
+    FRAME_WORDS) written right."""
+
+    def right(match: re.Match) -> str:
+        word = match.group()
+        close = difflib.get_close_matches(word.lower(), FRAME_WORDS, n=1, cutoff=0.8)
+        if not close or word.lower() in FRAME_WORDS or len(word) < 4 or is_word(word.lower()):
+            return word
+        return close[0]
+
+    return re.sub(r"[A-Za-z]+", right, text)
+
+
 def latin(text: str) -> str:
     """The text with Greek letters written as their names ("Πnet" -> "Pinet", "β-VAE" ->
     "beta-VAE"), as titles and abstracts write most names."""
@@ -309,7 +340,9 @@ NAMES_ASK = re.compile(
 COMPARISON_ASK = re.compile(
     r"\b(compar(e|ing|ison)|(?<!by )(?<!in )contrast|differ|differs|differences?|vs\.?|versus)\b"
     r"|\bsimilarit(y|ies) between\b|\brelate to each other\b|\bdifferent(ly)? from\b|"
-    r"\bdistinguish\w*|\bhow (are|is|were|was)\b[^?]{0,60}\bdifferent\b",
+    r"\bdistinguish\w*|\bhow (are|is|were|was)\b[^?]{0,60}\bdifferent\b"
+    r"|\bhow (does|do|did)\b[^?]{0,120}\brelates? to (the|that|this)\b[^?]{0,80}"
+    r"\b(paper|work|one)\b",  # "how does the X paper relate to the Y paper"
     re.IGNORECASE,
 )
 

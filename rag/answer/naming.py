@@ -98,9 +98,8 @@ def clauses(sentence) -> list[tuple[str, list[int]]]:
     still make up its text and citations; else all of it with all its citations."""
     parts = sentence.parts
     numbers = {n for _, cited in parts for n in cited}
-    if parts and numbers == set(sentence.citations) and plain(" ".join(t for t, _ in parts)) == (
-        sentence.text
-    ):
+    whole = plain(" ".join(text for text, _ in parts))
+    if parts and numbers == set(sentence.citations) and whole == sentence.text:
         return parts
     return [(sentence.text, sentence.citations)]
 
@@ -109,8 +108,8 @@ def unstated_by_cited(sentence, cited: dict, shown: list, question: str = "", as
     """The names, numbers and formulas of an answer sentence that a paper it cites for them does
     not state (`ungrounded`), each clause read against each paper it cites: "HF-opt and RHF
     [1][2]" needs both papers to state both names, "A uses X [1], while B uses Y [2]" needs
-    paper 1 to state X and paper 2 Y; the cited papers' titles name them all. `cited` maps citation numbers to sources; a sentence
-    citing none is read against all `shown`."""
+    paper 1 to state X and paper 2 Y; the cited papers' titles name them all. `cited` maps
+    citation numbers to sources; a sentence citing none is read against all `shown`."""
     unknown: list[str] = []
     for text, numbers in clauses(sentence):
         papers = [cited[n] for n in numbers if n in cited]

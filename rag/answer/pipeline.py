@@ -28,6 +28,7 @@ from rag.answer.intent import (
     classify,
     compared_group,
     continues,
+    framed_right,
     in_english,
     latin,
     shape_of,
@@ -255,7 +256,7 @@ class Answerer:
         """The question classified, after a follow-up is made standalone: "which of those ..."
         keeps the question as asked within the papers named before; a question naming its
         subject ("How does FIRE keep its plasticity?") stands alone."""
-        read = latin(question)  # "Πnet" is "Pinet"
+        read = framed_right(latin(question), self._known_word)  # "Πnet", "papres"
         named = set(self.retriever.mentioned(read))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
         if scope and len(scope) > 1:  # "the rl one", "the microscopy one vs the sparse mask one"
@@ -291,6 +292,12 @@ class Answerer:
             self.retriever.catalog.get(pid).model_copy(update={"abstract": abstracts.get(pid, "")})
             for pid in sorted(ids)
         ]
+
+    def _known_word(self, word: str) -> bool:
+        """Whether the word is English (the embedder's tokenizer has it) or the corpus uses it
+        ("compress" is no typo of "compare")."""
+        lexicon = self.relevance.lexicon
+        return lexicon.is_word(word) or any(lexicon.frequencies(stems(word)).values())
 
     def _gibberish(self, question: str) -> bool:
         """Whether no word of the question is an English word, a word of the corpus or a typo

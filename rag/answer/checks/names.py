@@ -45,13 +45,13 @@ class StatedNames(Check):
         enough to support it (then it says what the claim meant, with the names it really has):
         of the first cited paper that states all the sentence's names, if one does ("HF-opt and
         RHF [1][2]" is paper 1's sentence when only paper 1 names them)."""
+        if not sentence.citations:
+            return None
         stating = [
             n
             for n in sentence.citations
             if not ungrounded(sentence.text, [review.sources[n - 1]], review.intent.text)
         ]
-        if not sentence.citations:
-            return None
         number = (stating or sentence.citations)[0]
         source = review.sources[number - 1]
         own = split_sentences(source.paper.abstract)
