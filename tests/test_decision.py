@@ -191,7 +191,7 @@ def test_abbreviations_are_read_as_their_words_on_both_sides():
 
 
 def test_a_two_letter_abbreviation_is_a_topic_and_a_framing_word_is_no_condition():
-    from rag.answer.intent import spelled
+    from rag.answer.wording import spelled
 
     assert spelled("any RL papers?") == "any reinforcement learning papers?"
     assert classify("rl papers").topic == {"reinforc", "learn"}
@@ -403,7 +403,7 @@ def test_words_that_frame_what_is_asked_are_no_topic(question, topic):
 
 
 def test_greek_letters_are_read_as_their_names():
-    from rag.answer.intent import latin
+    from rag.answer.wording import latin
 
     assert latin("Summarize the Πnet paper") == "Summarize the Pinet paper"
     assert latin("β-VAE and Δ-learning") == "beta-VAE and Delta-learning"

@@ -629,7 +629,8 @@ def test_a_question_for_papers_linking_to_their_code_is_told_apart(question, ask
 
 
 def test_a_misspelt_framing_word_is_read_right_and_an_english_word_is_left_alone():
-    from rag.answer.intent import classify, framed_right
+    from rag.answer.intent import classify
+    from rag.answer.wording import framed_right
 
     english = {"taper", "spiking", "neural", "network", "quick", "the", "of", "fire"}.__contains__
     assert framed_right("spiking neural network papres?", english) == (

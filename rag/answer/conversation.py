@@ -5,8 +5,9 @@ import re
 
 from pydantic import BaseModel
 
-from rag.answer.intent import chooses, continues, refers_back, spelled
+from rag.answer.intent import chooses, continues, refers_back
 from rag.answer.prompts import rewrite_messages
+from rag.answer.wording import spelled
 from rag.errors import RagError
 from rag.models import Message, normalize_text
 from rag.sentences import stems

@@ -17,14 +17,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from rag.answer.intent import (
-    ABBREVIATIONS,
-    DEFAULT,
-    closed_up,
-    joined_compounds,
-    links_code,
-    pairs_of,
-)
+from rag.answer.intent import DEFAULT, closed_up, joined_compounds, links_code, pairs_of
+from rag.answer.wording import ABBREVIATIONS
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning

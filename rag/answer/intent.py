@@ -3,15 +3,14 @@ a figure, a summary, a follow-up ...), the papers it names, the conditions a lis
 meet, the papers a follow-up refers back to. Every other module reads the `Intent`; none parses
 the question again. All the question's regular expressions live here."""
 
-import difflib
 import itertools
 import re
-import unicodedata
 from enum import StrEnum
 
 from pydantic import BaseModel
 
 from rag.answer.language import not_english
+from rag.answer.wording import spelled
 from rag.figures import asked_figure
 from rag.sentences import stem_list, stems
 from rag.tuning import AnswerTuning
@@ -123,105 +122,6 @@ exact abt make algorithm algo techniqu analyz tri attempt reli take run experi p
 establish deriv provid form type core part style way like evalu report result one dataset
 variant main primari bound guarante consid address tackl touch handl etc""".split()
 )
-
-
-# How people abbreviate what abstracts spell out: a question's abbreviation is read as its words,
-# and a paper that uses an abbreviation uses its words too (abstracts spell most out once).
-# Not "ml" or "dl": in a corpus of machine learning papers they name no topic ("quantum ml").
-ABBREVIATIONS = {
-    "net": "network",
-    "nets": "networks",
-    "nn": "neural network",
-    "nns": "neural networks",
-    "rl": "reinforcement learning",
-    "marl": "multi-agent reinforcement learning",
-    "llm": "large language model",
-    "llms": "large language models",
-    "lm": "language model",
-    "lms": "language models",
-    "gnn": "graph neural network",
-    "gnns": "graph neural networks",
-    "cnn": "convolutional neural network",
-    "cnns": "convolutional neural networks",
-    "rnn": "recurrent neural network",
-    "snn": "spiking neural network",
-    "snns": "spiking neural networks",
-    "nlp": "natural language processing",
-    "sgd": "stochastic gradient descent",
-    "gd": "gradient descent",
-    "fl": "federated learning",
-    "vlm": "vision language model",
-    "vlms": "vision language models",
-    "bo": "bayesian optimization",
-    "ot": "optimal transport",
-    "ssl": "self-supervised learning",
-    "kd": "knowledge distillation",
-    "gan": "generative adversarial network",
-    "gans": "generative adversarial networks",
-    "vit": "vision transformer",
-    "vits": "vision transformers",
-    "mlp": "multilayer perceptron",
-    "mlps": "multilayer perceptrons",
-    "nas": "neural architecture search",
-    "hpo": "hyperparameter optimization",
-    "moe": "mixture of experts",
-}
-
-# Abbreviations of two letters, which stemming drops as too short: spelled out before the
-# question's topic is read ("rl papers" asks about reinforcement learning).
-SHORT_FORMS = re.compile(
-    r"\b(" + "|".join(k for k in ABBREVIATIONS if len(k) <= 2) + r")\b", re.IGNORECASE
-)
-
-
-# The words that frame a question, as a question misspells them: "spiking neural network
-# papres?", "quick summry of X", "comapre A and B".
-FRAME_WORDS = (
-    "papers",
-    "paper",
-    "works",
-    "articles",
-    "abstracts",
-    "summary",
-    "summarize",
-    "compare",
-    "anything",
-    "which",
-)
-
-
-def framed_right(text: str, is_word) -> str:
-    """The text with each misspelt framing word (one `is_word` does not know, close to one of
-    FRAME_WORDS) written right."""
-
-    def right(match: re.Match) -> str:
-        word = match.group()
-        close = difflib.get_close_matches(word.lower(), FRAME_WORDS, n=1, cutoff=0.8)
-        if not close or word.lower() in FRAME_WORDS or len(word) < 4 or is_word(word.lower()):
-            return word
-        return close[0]
-
-    return re.sub(r"[A-Za-z]+", right, text)
-
-
-def latin(text: str) -> str:
-    """The text with Greek letters written as their names ("Πnet" -> "Pinet", "β-VAE" ->
-    "beta-VAE"), as titles and abstracts write most names."""
-
-    def named(letter: str) -> str:
-        words = unicodedata.name(letter, "").split()
-        if words[:3] in (["GREEK", "CAPITAL", "LETTER"], ["GREEK", "SMALL", "LETTER"]):
-            name = words[3].lower()
-            return name.title() if words[1] == "CAPITAL" else name
-        return letter
-
-    return re.sub(r"[\u0370-\u03ff]", lambda match: named(match.group()), text)
-
-
-def spelled(text: str) -> str:
-    """The text with its two-letter abbreviations written out: "rl papers" ->
-    "reinforcement learning papers"."""
-    return SHORT_FORMS.sub(lambda m: ABBREVIATIONS[m.group().lower()], text)
 
 
 # "Who wrote ...", "authors of ...": answered from the paper's metadata.

@@ -28,9 +28,7 @@ from rag.answer.intent import (
     classify,
     compared_group,
     continues,
-    framed_right,
     in_english,
-    latin,
     shape_of,
     topic_of,
 )
@@ -47,6 +45,7 @@ from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.roles import composed, shaped_papers
 from rag.answer.support import unknown_names
 from rag.answer.verdict import Reason, notice
+from rag.answer.wording import framed_right, latin
 from rag.config import Settings
 from rag.errors import RagError
 from rag.history_limits import bounded_history
