@@ -8,7 +8,7 @@ import pytest
 from rag.answer.checking import CHECKS
 from rag.answer.checks.names import StatedNames
 from rag.answer.citations import parse_sentence
-from rag.answer.conversation import by_description, scope_of_follow_up
+from rag.answer.conversation import by_description, fits_none, scope_of_follow_up
 from rag.answer.draft import Draft
 from rag.answer.intent import Kind, classify, refers_back, shape_of
 from rag.answer.naming import names_in, ungrounded, unstated_by_cited
@@ -209,6 +209,10 @@ def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
     assert by_description("the microscopy one vs the pricing one", papers) == {"p3", "p2"}
     assert by_description("which of those is the quantum one", papers) is None  # none uses it
     assert by_description("what does the first one prove", papers) is None
+    assert fits_none("what does the lecun one prove", papers)  # a paper none of them is
+    assert not fits_none("what does the hazan one prove", papers)
+    assert not fits_none("what does the first one prove", papers)
+    assert not fits_none("how do the first and second ones differ?", papers)
     assert refers_back("what does the hazan one prove")
     chosen = classify("which of those is the pricing one and how does it work", scope={"p2"})
     assert not chosen.is_list  # one paper chosen: answered about it, not listed

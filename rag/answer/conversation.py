@@ -68,17 +68,33 @@ NO_DESCRIPTION = set(
 )
 
 
+def fits_none(question: str, papers) -> bool:
+    """Whether the question describes a paper ("the hazan one") whose words no paper of
+    `papers` uses: it asks about a paper of its own, not one of those."""
+    return any(
+        max((_fit(wanted, paper) for paper in papers), default=0) == 0
+        for wanted in descriptions(question)
+    )
+
+
+def descriptions(question: str) -> list[set[str]]:
+    """The stems of each "the <words> one" the question says (framing words like "first",
+    "same" aside)."""
+    found = []
+    for match in DESCRIBED.finditer(question):
+        words = [w for w in match.group(1).split() if w.lower() not in NO_DESCRIPTION]
+        if wanted := stems(spelled(" ".join(words))):  # "the first and second ones": none
+            found.append(wanted)
+    return found
+
+
 def by_description(question: str, papers) -> set[str] | None:
     """The papers (with their abstracts) that "the <words> one" describes, each the one whose
     title, abstract or authors' names use the most of its words (title and names count twice);
     None when the question describes none that way or a description fits two papers as well."""
     picked = set()
-    for match in DESCRIBED.finditer(question):
-        words = match.group(1).split()
-        while words and words[0].lower() in NO_DESCRIPTION:
-            words = words[1:]
-        wanted = stems(spelled(" ".join(words))) | {w.lower() for w in words}
-        if not wanted or len(papers) < 2:
+    for wanted in descriptions(question):
+        if len(papers) < 2:
             continue
         scores = sorted(((_fit(wanted, paper), paper.paper_id) for paper in papers), reverse=True)
         if scores[0][0] > max(0, scores[1][0]):

@@ -14,6 +14,7 @@ from rag.answer.context import focus, select
 from rag.answer.conversation import (
     Page,
     by_description,
+    fits_none,
     next_page,
     scope_of_follow_up,
     standalone_question,
@@ -258,8 +259,11 @@ class Answerer:
         read = framed_right(latin(question), self._known_word)  # "Πnet", "papres"
         named = set(self.retriever.mentioned(read))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
+        own_paper = False  # "the hazan one" after a list without Hazan: a paper of its own
         if scope and len(scope) > 1:  # "the rl one", "the microscopy one vs the sparse mask one"
-            scope = by_description(question, self._with_abstracts(scope)) or scope
+            earlier = self._with_abstracts(scope)
+            own_paper = fits_none(question, earlier)
+            scope = None if own_paper else by_description(question, earlier) or scope
         if scope and named - scope and shape_of(question) == "comparison":
             scope |= named  # "how does it compare to the X paper": it, and the X paper
         scope = scope if scope and not named - scope else None
@@ -272,6 +276,7 @@ class Answerer:
         )
         if (
             scope
+            or own_paper
             or described
             or topic
             or (named and not carries_on(question))
