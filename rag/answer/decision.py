@@ -267,18 +267,21 @@ class Relevance:
         per index."""
         index = self.retriever.lexical
         if getattr(self, "_lexicon_of", None) is not index:
-            self._lexicon_of = index
             names = stems(" ".join(a for p in index.papers for a in p.authors))
             is_word = self.retriever.metadata.is_word or (lambda word: False)
-            self._readable = readable_abbreviations(index, is_word)  # once per index
-            self._lexicon = Lexicon(
-                index.document_frequencies,
-                len(index.chunk_ids),
-                index.vocabulary - names,  # "medic" is no typo of "Mehdi"
-                self.tuning,
-                is_word,
-                as_stems(self._readable),
+            readable = readable_abbreviations(index, is_word)  # once per index
+            self._readable, self._lexicon = (
+                readable,
+                Lexicon(
+                    index.document_frequencies,
+                    len(index.chunk_ids),
+                    index.vocabulary - names,  # "medic" is no typo of "Mehdi"
+                    self.tuning,
+                    is_word,
+                    as_stems(readable),
+                ),
             )
+            self._lexicon_of = index  # last: a concurrent chat never reads it half-read
 
     def spelled(self, question: str) -> str:
         """The question with each abbreviation the corpus defines followed by its words
