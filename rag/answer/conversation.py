@@ -5,7 +5,7 @@ import re
 
 from pydantic import BaseModel
 
-from rag.answer.intent import chooses, continues, refers_back
+from rag.answer.intent import DESCRIBED_ONE, chooses, continues, refers_back
 from rag.answer.prompts import rewrite_messages
 from rag.answer.wording import spelled
 from rag.errors import RagError
@@ -59,9 +59,8 @@ def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str
     return latest or None
 
 
-# "the rl one", "the microscopy one vs the sparse mask one", "just the hazan one": a paper of the
-# answer before, described by a few of its words (not "the first one", "the same one").
-DESCRIBED = re.compile(r"\bthe ((?:[\w&/-]+ ){0,3}?[\w&/-]+) ones?\b", re.IGNORECASE)
+# Words of "the <words> one" that say which, not what: "the first one", "the same one".
+DESCRIBED = re.compile(DESCRIBED_ONE, re.IGNORECASE)
 NO_DESCRIPTION = set(
     "first second third last other same new previous former latter right only best main next "  # noqa: SIM905
     "this that which each top".split()
@@ -92,19 +91,21 @@ def by_description(question: str, papers) -> set[str] | None:
     """The papers (with their abstracts) that "the <words> one" describes, each the one whose
     title, abstract or authors' names use the most of its words (title and names count twice);
     None when the question describes none that way or a description fits two papers as well."""
+    if len(papers) < 2:
+        return None
     picked = set()
     for wanted in descriptions(question):
-        if len(papers) < 2:
-            continue
         scores = sorted(((_fit(wanted, paper), paper.paper_id) for paper in papers), reverse=True)
         if scores[0][0] > max(0, scores[1][0]):
             picked.add(scores[0][1])
     return picked or None
 
 
+# 7 letters: the shortest prefix that reads "microscopy" as the abstract's "microscope" (dev's
+# h029, "the microscopy one"); title words and surnames count twice, as a description names what a
+# paper is, not what its abstract mentions in passing. Set by hand, not fitted.
 def _fit(wanted: set[str], paper) -> int:
-    """How many of the wanted words the paper uses, by their first 7 letters ("microscopy" is
-    the abstract's "microscope")."""
+    """How many of the wanted words the paper uses, by their first 7 letters."""
     surnames = {name.split()[-1].lower() for name in paper.authors if name.split()}
     wanted = {word[:7] for word in wanted}
     return (

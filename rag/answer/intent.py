@@ -97,10 +97,12 @@ def unframed(text: str) -> str:
 
 
 # Follow-ups: words that point back at the conversation.
+# "the rl one", "the microscopy one": a paper of an earlier answer, described by a few words.
+DESCRIBED_ONE = r"\bthe ((?:[\w&/-]+ ){0,3}?[\w&/-]+) ones?\b"
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
-    r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors|"
-    r"the (?:[\w&/-]+ ){0,3}?[\w&/-]+ ones?)\b",  # "the rl one"
+    r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors)\b"
+    rf"|{DESCRIBED_ONE}",
     re.IGNORECASE,
 )
 # Leans on the conversation without narrowing it to the papers named before.
@@ -221,6 +223,12 @@ CONTRIBUTION_ASK = re.compile(
     r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b"
     r"|\b(main|key|core|big) (contributions?|idea|novelty)\s*\??\s*$"
     r"|\b(main|key|core|central|headline) (results?|findings?|theorem|claim)\b",
+    re.IGNORECASE,
+)
+# A contribution question asking what the paper found: its result sentence says that too.
+RESULT_ASK = re.compile(
+    r"\b(show|shows|showed|prove|proves|proved|establish\w*|demonstrat\w*|find|finds|found|"
+    r"results?|findings?|theorems?|claims?)\b",
     re.IGNORECASE,
 )
 # "What datasets does X use?", "which benchmarks ...": the answer is the names the abstract gives.

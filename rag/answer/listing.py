@@ -47,7 +47,7 @@ def uses_half(condition: str, words: set[str]) -> bool:
     wanted = condition_words(condition)
     parts = [condition_words(part) for part in DISJUNCTION.split(condition)]
     if SERIES.search(condition):  # "data from biology, medicine, or neuroscience"
-        parts += [condition_words(part) for part in re.split(r",|\bor\b|\betc\b", condition)]
+        parts += [condition_words(part) for part in re.split(rf",|{SERIES.pattern}", condition)]
     return 2 * len(wanted & words) >= len(wanted) or any(
         part <= words for part in parts if 0 < len(part) < len(wanted)
     )

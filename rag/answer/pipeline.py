@@ -14,6 +14,7 @@ from rag.answer.context import focus, select
 from rag.answer.conversation import (
     Page,
     by_description,
+    descriptions,
     fits_none,
     next_page,
     scope_of_follow_up,
@@ -260,7 +261,8 @@ class Answerer:
         named = set(self.retriever.mentioned(read))
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
         own_paper = False  # "the hazan one" after a list without Hazan: a paper of its own
-        if scope and len(scope) > 1:  # "the rl one", "the microscopy one vs the sparse mask one"
+        # "the rl one", "the microscopy one vs the sparse mask one": read abstracts only then
+        if scope and len(scope) > 1 and descriptions(question):
             earlier = self._with_abstracts(scope)
             own_paper = fits_none(question, earlier)
             scope = None if own_paper else by_description(question, earlier) or scope
@@ -307,10 +309,8 @@ class Answerer:
         """Whether no word of the question is an English word, a word of the corpus or a typo
         of one ("asdfgh qwerty"): short as it is, it carries on no conversation."""
         words = re.findall(r"[a-z]+", question.lower())
-        lexicon = self.relevance.lexicon
-        found = stems(" ".join(words))
-        known = {w for w, n in lexicon.frequencies(found).items() if n} | set(lexicon.typos(found))
-        return bool(words) and not known and not any(lexicon.is_word(w) for w in words)
+        typos = self.relevance.lexicon.typos(stems(" ".join(words)))
+        return bool(words) and not typos and not any(self._known_word(w) for w in words)
 
     def _read(self, text: str) -> set[str]:
         """The text's stems, with the corpus's abbreviations also read as their words."""

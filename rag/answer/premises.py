@@ -104,7 +104,8 @@ PREMISE = re.compile(
 )
 
 
-# "Since P, does that mean ...?", "given that P, how big is ...": P taken for granted up front.
+# "Since P, does that mean ...?", "given that P, how big is ...": P taken for granted up front
+# (at least 12 characters: a claim, not "since when,").
 GIVEN = re.compile(
     r"^\s*(?:since|given that|given|because|now that|as we know)\s+(?P<claim>[^,?]{12,}),",
     re.IGNORECASE,

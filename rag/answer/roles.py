@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from rag.answer import citations as cite
 from rag.answer.about import either, unnamed, unstated
 from rag.answer.draft import Draft, abstention
+from rag.answer.intent import RESULT_ASK
 from rag.answer.naming import names_in
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
@@ -235,12 +236,6 @@ def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     return sentence if count and sentence not in (found.contribution, found.result) else ""
 
 
-# A contribution question asking what the paper found: its result sentence says that too.
-RESULT_ASK = re.compile(
-    r"\b(show|shows|showed|prove|proves|proved|establish\w*|demonstrat\w*|find|finds|found|"
-    r"results?|findings?|theorems?|claims?)\b",
-    re.IGNORECASE,
-)
 LABELS = {"asked": "in particular"}  # how a role's line is labelled, where not by its name
 
 

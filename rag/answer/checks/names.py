@@ -47,12 +47,14 @@ class StatedNames(Check):
         RHF [1][2]" is paper 1's sentence when only paper 1 names them)."""
         if not sentence.citations:
             return None
-        stating = [
-            n
-            for n in sentence.citations
-            if not ungrounded(sentence.text, [review.sources[n - 1]], review.intent.text)
-        ]
-        number = (stating or sentence.citations)[0]
+        number = next(
+            (
+                n
+                for n in sentence.citations
+                if not ungrounded(sentence.text, [review.sources[n - 1]], review.intent.text)
+            ),
+            sentence.citations[0],
+        )
         source = review.sources[number - 1]
         own = split_sentences(source.paper.abstract)
         if not own:
