@@ -101,6 +101,14 @@ def test_repeated_sentences_and_clauses_are_said_once():
     )
 
 
+def test_a_sentence_repeated_after_its_title_is_said_once():
+    raw = "FIRE: Balancing: FIRE resets weights [1]. FIRE resets weights [1]. AnaCP adapts [2]."
+    sentences, _ = parse_answer(raw, 2, ["FIRE: Balancing", "AnaCP"])
+    assert render(sentences) == "FIRE: Balancing: FIRE resets weights [1]. AnaCP adapts [2]."
+    sentences, _ = parse_answer("FIRE resets weights [1]. AnaCP: FIRE resets weights [2].", 2)
+    assert len(sentences) == 2  # "AnaCP:" is no title here
+
+
 def test_choosing_among_papers_after_an_answer_that_named_one_goes_back_to_the_list():
     """ "Which of those is about X?" named one; "And which one does Y?" chooses from the list."""
     from rag.answer.conversation import scope_of_follow_up

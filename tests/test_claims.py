@@ -77,6 +77,10 @@ PRICER = source(
         ("Give me a short summary of the Πnet paper.", "summary"),
         ("models + datasets in the REINIT paper?", "names"),
         ("Which architectures and datasets was REINIT benchmarked on?", "names"),
+        ("reinit - which architectures n datasets", "names"),
+        ("what archs were used in the folding vs pruning study, and which datasets", "names"),
+        ("how does the folding vs pruning study compare to REINIT", "comparison"),
+        ("the folding paper vs the pruning study", "comparison"),
         ("Which work models how weights evolve during test-time adaptation?", None),  # a verb
         ("what diffusion model does REINIT use to synthesize audio", None),  # taken for granted
         ("How does REINIT balance stability and plasticity?", None),
@@ -394,6 +398,24 @@ def test_names_an_abstract_only_counts_are_said_not_to_be_named():
     other = classify("What are the names of the EEG datasets used to validate EEGNET?")
     answer = composed("names", [REINIT], Draft(intent=other, backend="test"))
     assert answer.reason == Reason.NOT_STATED and "never mentions 'EEG'" in answer.text
+
+
+def test_data_an_abstract_never_names_is_said_not_to_be_named():
+    """ "What dataset does X evaluate on" of an abstract that names no data and speaks of none
+    is not_stated; one naming what it evaluates on, or speaking of the kind, is answered."""
+    unnamed_data = source(3, "ATTACKER: Graphs", "We propose ATTACKER. It scales to larger graphs.")
+    intent = classify("what dataset does ATTACKER evaluate on")
+    assert intent.shape == "names"
+    answer = composed("names", [unnamed_data], Draft(intent=intent, backend="test"))
+    assert answer.reason == Reason.NOT_STATED and "does not name the dataset" in answer.text
+    one = source(4, "ONE: Graphs", "We propose ONE. We evaluate it on Cora.")
+    intent = classify("what dataset does ONE evaluate on")
+    answer = composed("names", [one], Draft(intent=intent, backend="test"))
+    assert answer is None or not answer.abstained  # None: the normal path answers
+    spoken = source(5, "SPOKE: Video", "We propose SPOKE. It wins on several VideoQA datasets.")
+    intent = classify("what dataset does SPOKE evaluate on")
+    answer = composed("names", [spoken], Draft(intent=intent, backend="test"))
+    assert answer is None or answer.reason != Reason.NOT_STATED
 
 
 def test_a_typed_dataset_name_with_digits_is_a_name():

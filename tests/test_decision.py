@@ -143,6 +143,51 @@ def test_a_technique_the_named_paper_never_uses_is_a_false_premise_said_so():
     assert asked("Does the paper use a diffusion model?") is None  # no "how does ... use"
 
 
+def test_a_premise_stated_first_and_asked_why_is_read_as_a_premise():
+    from rag.answer.premises import reversed_premise
+
+    result = "We prove that generalization of guessing deteriorates with increasing width."
+    paper = source(1, "Guessing Nets", f"We study guessing. {result}")
+    for question in (
+        "the guessing paper says guessing generalizes better the wider the net gets.. why is that",
+        "guessing generalizes better as nets get wider - why?",
+    ):
+        assert reversed_premise(question, [paper]) == (paper, result)
+    assert reversed_premise("what is guessing? why does it matter", [paper]) is None
+
+
+def test_higher_and_lower_are_ways_a_premise_goes_and_similarity_is_what_is_measured():
+    from rag.answer.premises import reversed_premise
+
+    result = "Strongly augmented views get lower similarity scores than weakly augmented ones."
+    paper = source(1, "Variable Similarity", f"We study views. {result}")
+    higher = "Why does it give strongly augmented views higher similarity than weak views?"
+    assert reversed_premise(higher, [paper]) == (paper, result)
+    lower = "Why does it give strongly augmented views lower similarity than weak views?"
+    assert reversed_premise(lower, [paper]) is None
+
+
+def test_a_technique_the_paper_names_only_as_other_work_s_is_presumed():
+    """ "improves both EvA and existing gradient-based attacks" uses gradients of other work; a
+    technique in common words only ("gradients") is read by those words."""
+    attack = named(
+        source(
+            2,
+            "EvoAttack: Evolutionary Attacks",
+            "We attack graphs by evolutionary search. A divide and conquer strategy improves "
+            "both EvoAttack and existing gradient-based attacks.",
+        )
+    )
+    words = lexicon({"gradient": 4, "evolutionari": 1, "search": 2, "edg": 2})
+    intent = classify("how does EvoAttack use gradients to pick which edges to flip")
+    draft = Draft(intent=intent, backend="test")
+    answer = about_paper(intent, attack, draft, WordsEmbedder(), lexicon=words, common=0.3)
+    assert answer.reason == Reason.NOT_STATED and "'gradients'" in answer.text
+    intent = classify("how does EvoAttack use evolutionary search to pick edges")
+    draft = Draft(intent=intent, backend="test")
+    assert about_paper(intent, attack, draft, WordsEmbedder(), lexicon=words, common=0.3) is None
+
+
 def test_who_wrote_a_paper_is_answered_from_its_metadata():
     paper = source(1, "FIRE: Frobenius Isometry", "We reinitialize weights.", named=True)
     paper.paper.authors = ["Ada Lovelace", "Alan Turing"]

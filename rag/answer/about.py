@@ -13,7 +13,7 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.intent import DETAIL_PHRASES, FRAME, Intent, joined_compounds, states_detail
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
-from rag.answer.premises import DENIES, SET_AGAINST, of_others, settings
+from rag.answer.premises import DENIES, OTHERS_NAMED, SET_AGAINST, of_others, settings
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import metadata_sentence, split_sentences, stems
@@ -81,7 +81,8 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     """The technique a "how does X use T ...?" ("what T does X use?", "how does X train T",
     "... with T") question takes for granted, when X's text uses less than half of T's
     informative words, weighed by rarity (typos corrected, "llm" read as its words; a word in
-    more than `common` of the corpus's chunks, "model" or "learning", tells nothing): a false
+    more than `common` of the corpus's chunks, "model" or "learning", tells nothing unless T
+    has no other word and it is in at most half: "how does EvA use gradients"): a false
     premise, answered by saying so ("reinforcement learning from human feedback" of a paper
     that only says "reinforcement learning")."""
     match = (
@@ -92,6 +93,9 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     asked = lexicon.corrected(stems(match.group("what")) - FRAME, defined=False)  # "ppo" as is
     frequencies = lexicon.frequencies(asked)
     idf = {w: lexicon.idf_of(n) for w, n in frequencies.items() if n <= common * lexicon.documents}
+    idf = idf or {  # "use gradients": read by its common words, not the commonest ("model")
+        w: lexicon.idf_of(n) for w, n in frequencies.items() if 2 * n <= lexicon.documents
+    }
     if not idf or 2 * sum(v for w, v in idf.items() if w in own_words(source)) >= sum(idf.values()):
         return []
     return [match.group("what")]
@@ -100,13 +104,14 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
 def own_words(source: Source, span: int = 4) -> set[str]:
     """The words a paper uses of itself: its title's, and its abstract's but for those a
     negation governs ("without gradient-based training": the `span` words after it) and the
-    sentences and clauses about other work (`OTHERS`, `SET_AGAINST`); with abbreviations also
+    sentences, clauses and phrases about other work (`OTHERS`, `SET_AGAINST`, `OTHERS_NAMED`:
+    "improves both EvA and existing gradient-based attacks"); with abbreviations also
     read as their words, as `words_of` reads them."""
     words = stems(source.paper.title)
     for sentence in split_sentences(source.paper.abstract):
         if of_others(sentence):
             continue
-        sentence = SET_AGAINST.sub("", sentence)
+        sentence = OTHERS_NAMED.sub("", SET_AGAINST.sub("", sentence))  # "and existing X attacks"
         denied = set().union(
             *(
                 stems(" ".join(sentence[n.end() :].split()[:span]))

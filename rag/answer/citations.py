@@ -126,16 +126,20 @@ def parse_answer(
                 ]
             elif sentence.text:
                 sentences.append(sentence)
-    return drop_repeats(sentences), dropped
+    return drop_repeats(sentences, titles), dropped
 
 
 CLAUSE = re.compile(r"(?<=[,;])\s+")
 
 
-def drop_repeats(sentences: list[AnswerSentence]) -> list[AnswerSentence]:
-    """Without repeated sentences and repeated clauses (small models loop): a repeat's
-    citations join the first occurrence."""
+def drop_repeats(
+    sentences: list[AnswerSentence], titles: Sequence[str] = ()
+) -> list[AnswerSentence]:
+    """Without repeated sentences and repeated clauses (small models loop), a sentence led by
+    a source's title ("Title: S") repeating it too: a repeat's citations join the first
+    occurrence."""
     kept: dict[str, AnswerSentence] = {}
+    leads = [normalize_text(title) + ":" for title in titles]
     for sentence in sentences:
         clauses, seen = [], set()
         for clause in CLAUSE.split(sentence.text):
@@ -148,7 +152,9 @@ def drop_repeats(sentences: list[AnswerSentence]) -> list[AnswerSentence]:
             text = text.rstrip(",;") + (
                 "." if not text.rstrip(",;").endswith((".", "!", "?")) else ""
             )
-        first = kept.setdefault(normalize_text(text).strip(" .!?"), sentence)
+        key = normalize_text(text)
+        key = next((key[len(lead) :] for lead in leads if key.startswith(lead)), key)
+        first = kept.setdefault(key.strip(" .!?"), sentence)
         if first is sentence:
             sentence.text = text
         else:

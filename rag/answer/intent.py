@@ -237,8 +237,9 @@ NAMES_ASK = re.compile(
     r"environments?|games?|baselines?)\b"
     r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?|envs?)\b[^?]{0,40}\b(used?|"
     r"evaluat\w*|test\w*|tried|validat\w*|run|ran|trained|benchmark\w*|experiment\w*)\b"
-    r"|\b(what|which)\s+(models?|architectures?|backbones?)\s+(does|do|did|is|are|was|were)\b"
-    r"|^(?!.*\bhow many\b).*\b(models?|architectures?|llms?|backbones?)\s*(and|\+|&)\s*"
+    r"|\b(what|which)\s+(models?|architectures?|archs?|backbones?)\s+(does|do|did|is|are|was|were)\b"
+    r"|\b(what|which)\s+(architectures|archs|backbones)\b"
+    r"|^(?!.*\bhow many\b).*\b(models?|architectures?|archs?|llms?|backbones?)\s*(and|n|\+|&)\s*"
     r"(datasets?|benchmarks?|tasks?)\b"
     r"|\b(names? of|which specific|(which|what)( (were|are|was|is) the)? (two|three|four|five|six|"
     r"\d+))\b[\w -]{0,30}?"
@@ -288,10 +289,20 @@ SHAPE_FRAME = re.compile(
 )
 
 
+# "the folding vs pruning study": one paper about two things, no comparison of papers.
+ONE_ABOUT_TWO = re.compile(
+    r"^(?:(?!\b(?:paper|study|work|one)\b).)*\b(?:vs\.?|versus)\s+[\w-]+(?:\s+[\w-]+)?\s+"
+    r"(?:study|paper|work|analysis)\b",
+    re.IGNORECASE,
+)
+
+
 def shape_of(text: str) -> str | None:
     """The answer shape the question asks for: comparison, contribution, summary, or the names
     it uses (datasets, benchmarks ...)."""
     asked = COMPARISON_ASK.search(text)
+    if asked and ONE_ABOUT_TWO.search(text) and not COMPARISON_ASK.search(text, asked.end()):
+        asked = None
     if (
         asked
         and asked.group(1)
@@ -299,8 +310,9 @@ def shape_of(text: str) -> str | None:
         and SUMMARY_ASK.search(text)
     ):
         return "summary"  # "tldr the paper about pure vs mixed states"
+    if asked:
+        return "comparison"
     for shape, ask in (
-        ("comparison", COMPARISON_ASK),
         ("summary", SUMMARY_WORD),
         ("names", NAMES_ASK),
         ("contribution", CONTRIBUTION_ASK),

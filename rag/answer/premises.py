@@ -24,6 +24,18 @@ WHY_CLAIM = re.compile(
     r"report|say|state|prove|demonstrate|observe|suggest)s?\s+that\s+(?P<claim>.+)",
     re.IGNORECASE,
 )
+# "X says P.. why is that", "P - why?": the premise stated first, then asked why.
+SAID_WHY = re.compile(
+    r"^\s*(?:.+?\b(?:says?|claims?|finds?|found|shows?|argues?|reports?|states?|concludes?)\s+"
+    r"(?:that\s+)?)?(?P<claim>[^?]{12,}?)\s*(?:\.{2,}|…|[.;:!,—–]|\s-)\s*(?:so\s+|but\s+)?"
+    r"why\b(?:\s+(?:is|was|would|does)\s+(?:that|this|it)(?:\s+so)?|\s+so)?\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+def why_claim(question: str) -> re.Match | None:
+    """The premise P of a "why does X conclude that P?" or "X says P.. why is that" question."""
+    return WHY_CLAIM.search(question) or SAID_WHY.search(question)
 
 
 # A negation governs the next `span` words; a denying sentence shares at least two of the
@@ -35,7 +47,7 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
     them ("NC cannot emerge under decoupled weight decay" against "... decoupled weight decay
     speeds up the emergence of NC"; "without gradient-based training" against "gradient
     fine-tuning is necessary"), while P itself denies nothing. None otherwise."""
-    match = WHY_CLAIM.search(question)
+    match = why_claim(question)
     if not match or DENIES.search(match.group("claim")):
         return None
     claim, denials = stems(match.group("claim")), []
@@ -61,6 +73,7 @@ BETTER = {"better", "superior", "outperform", "beat"}
 WORSE = {"wors", "deterior", "inferior", "underperform", "degrad", "hurt"}
 EASIER, HARDER = {"easier", "easi", "simpler"}, {"harder", "hard"}
 FASTER, SLOWER = {"faster", "speed", "acceler", "quicker"}, {"slower", "slow", "cannot", "hinder"}
+HIGHER, LOWER = {"higher", "greater"}, {"lower"}
 SAME = {"same", "ident", "similar", "equival", "univers", "regardless", "invari", "independ"}
 DIFFERENT = {"differ", "distinct", "depend", "vari"}
 # A premise saying how a size goes ("wider networks") speaks of what the abstract measures
@@ -84,6 +97,15 @@ AS_AS = re.compile(
     r"powerful|robust|stable) as\b",
     re.IGNORECASE,
 )
+# "similarity scores" measure something; "similar to" says it is the same.
+SIMILARITY = re.compile(r"\bsimilarit(?:y|ies)\b", re.IGNORECASE)
+
+
+def measure(text: str) -> str:
+    """The text with what it measures read as no direction ("higher similarity scores")."""
+    return SIMILARITY.sub("affinity", text)
+
+
 # "no matter which optimizer", "regardless of the optimizer": the same whatever it is, no denial.
 WHATEVER = re.compile(r"\b(?:no matter|regardless of|irrespective of)\b", re.IGNORECASE)
 DIRECTIONS = [
@@ -93,6 +115,8 @@ DIRECTIONS = [
     (HARDER, EASIER),
     (FASTER, SLOWER),
     (SLOWER, FASTER),
+    (HIGHER, LOWER),
+    (LOWER, HIGHER),
     (SAME, DIFFERENT),  # not the other way: "how does A differ from B" is a comparison
 ]
 # "How does X show (that) P", "why are/do P (according to X)", "how does X <speed up> ...": the
@@ -122,11 +146,11 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     and coming later (results come after background: "in standard settings pure states are
     easier", then "we prove they are as hard"). Only the paper the question is about (named,
     else the first) is read."""
-    match = WHY_CLAIM.search(question) or GIVEN.search(question) or PREMISE.search(question)
+    match = why_claim(question) or GIVEN.search(question) or PREMISE.search(question)
     premise = WHATEVER.sub("regardless", match.group("claim")) if match else ""
     if not match or DENIES.search(premise):
         return None
-    claim = read(premise) | ({"better"} if IMPROVES.search(premise) else set())
+    claim = read(measure(premise)) | ({"better"} if IMPROVES.search(premise) else set())
     claim |= {DIMENSIONS[word] for word in claim if word in DIMENSIONS}
     measured = claim & set(DIMENSIONS.values())
     said = [(same, other) for same, other in DIRECTIONS if claim & same]
@@ -139,7 +163,9 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     best_for, best_against = (0, -1), (0, -1, "")
     defined = abbreviations([source.paper])
     for place, sentence in enumerate(split_sentences(source.paper.abstract)):  # "as hard as":
-        words = read(spelled_within(AS_AS.sub(r"equally \1", sentence), defined))  # not "harder"
+        words = read(
+            spelled_within(AS_AS.sub(r"equally \1", measure(sentence)), defined)
+        )  # not "harder"
         words |= {"better"} if IMPROVES.search(sentence) else set()
         # "grow wider" measures width; "wide and deep networks" names them, measures nothing
         words |= {DIMENSIONS[w] for w in words if w in DIMENSIONS and w.endswith(("er", "est"))}
@@ -179,7 +205,7 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to M=4").
     None when P itself speaks of other work ("why does X beat existing methods?") or sets X
     against it ("why does X avoid gradient-based perturbations?")."""
-    match = WHY_CLAIM.search(question) or WHY_IS.search(question)
+    match = why_claim(question) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
     if not match or not source or OTHER_WORK.search(match.group("claim").lower()):
         return None

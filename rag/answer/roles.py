@@ -11,7 +11,7 @@ import re
 from pydantic import BaseModel
 
 from rag.answer import citations as cite
-from rag.answer.about import either, unnamed, unstated
+from rag.answer.about import KIND_ASKED, either, unnamed, unstated
 from rag.answer.draft import Draft, abstention
 from rag.answer.intent import RESULT_ASK
 from rag.answer.naming import names_in
@@ -178,6 +178,26 @@ NAMES_ONLY = re.compile(
 )
 
 
+# Kinds of data a paper is evaluated on: named where the abstract says so.
+DATA_KIND = re.compile(r"^(?:data ?sets?|benchmarks?|data)$", re.IGNORECASE)
+
+
+def unnamed_data(draft: Draft, source: Source) -> str:
+    """The kind of data a "what dataset does X evaluate on" question asks for, when the
+    abstract never speaks of that kind and none of its sentences on evaluation names anything
+    but the paper itself ("EvA"); empty otherwise."""
+    asked = KIND_ASKED.search(draft.intent.text)
+    if not asked or not DATA_KIND.match(asked.group("kind")):
+        return ""
+    kind, own = stems(asked.group("kind")), {title_name(source.paper.title)}
+    for sentence in split_sentences(source.paper.abstract):
+        if kind <= stems(sentence) or (
+            EVALUATED.search(sentence) and set(names_in(sentence)) - own
+        ):
+            return ""
+    return asked.group("kind")
+
+
 def _named_things(source: Source, draft: Draft) -> Answer | None:
     """The paper's sentence naming what it uses, cited and shown as its evidence; None when it
     has none (the question takes the normal path)."""
@@ -188,8 +208,10 @@ def _named_things(source: Source, draft: Draft) -> Answer | None:
     if missing := unstated(draft.intent, source):  # "which Atari games" of a paper without any
         text = f"The abstract of '{source.paper.title}' never mentions {either(missing)}."
         return abstention(draft, [source], Reason.NOT_STATED, text=text)
-    if not sentence and NAMES_ONLY.search(draft.intent.text):
-        text = f"The abstract of '{source.paper.title}' does not name them."
+    data = "" if sentence else unnamed_data(draft, source)
+    if not sentence and (data or NAMES_ONLY.search(draft.intent.text)):
+        them = f"the {data}" if data else "them"
+        text = f"The abstract of '{source.paper.title}' does not name {them}."
         return abstention(draft, [source], Reason.NOT_STATED, text=text)
     if not sentence:
         return None
