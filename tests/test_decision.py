@@ -12,6 +12,7 @@ from rag.answer.decision import (
     Lexicon,
     PaperView,
     features,
+    spelled_out,
     spelled_pairs,
     words_of,
 )
@@ -242,6 +243,7 @@ def test_a_two_letter_abbreviation_is_a_topic_and_a_framing_word_is_no_condition
     assert classify("rl papers").topic == {"reinforc", "learn"}
     assert classify("quantum ml stuff").topic == {"quantum"}  # ML names no topic here
     assert spelled("fl papers w/ gd") == "federated learning papers w/ gradient descent"
+    assert spelled_out(["sdes"]) == ["stochast", "differenti", "equat"]
 
 
 def test_a_four_letter_typo_is_corrected_and_a_generic_head_is_no_topic():

@@ -57,6 +57,33 @@ def test_authors_and_asked_for_labels_are_found_in_questions():
     assert index.mentioned("Is there a statistical learning theory of this?") == []
 
 
+def test_a_surname_written_as_a_name_calls_its_one_paper():
+    """ "Tönshoff and Grohe's SAT paper" (or "Tonshoff", as typed) is their paper; a surname of
+    several papers' authors ("Kane"), a short one ("Mei") or one in lower case is no paper."""
+    index = MetadataIndex(
+        [
+            Paper(
+                paper_id=pid,
+                title=pid,
+                title_source="derived",
+                authors=authors,
+                abstract="x",
+                source_file="f",
+            )
+            for pid, authors in [
+                ("p1", ["Daniel M. Kane"]),
+                ("p2", ["Song Mei", "Daniel M. Kane"]),
+                ("p3", ["Jan Tönshoff", "Martin Grohe"]),
+            ]
+        ]
+    )
+    assert index.mentioned("Tönshoff and Grohe's SAT paper vs the other one") == ["p3"]
+    assert index.mentioned("what does Tonshoff show") == ["p3"]
+    assert index.mentioned("What does Kane show?") == []
+    assert index.mentioned("What does Mei show?") == []
+    assert index.mentioned("what does grohe show") == []
+
+
 def paper(pid: str, title: str, abstract: str = "x") -> Paper:
     return Paper(
         paper_id=pid, title=title, title_source="derived", abstract=abstract, source_file="f"

@@ -46,6 +46,19 @@ ABBREVIATIONS = {
     "nas": "neural architecture search",
     "hpo": "hyperparameter optimization",
     "moe": "mixture of experts",
+    "sde": "stochastic differential equation",
+    "sdes": "stochastic differential equations",
+    "ode": "ordinary differential equation",
+    "odes": "ordinary differential equations",
+    "pde": "partial differential equation",
+    "pdes": "partial differential equations",
+    "vae": "variational autoencoder",
+    "vaes": "variational autoencoders",
+    "mdp": "markov decision process",
+    "mdps": "markov decision processes",
+    "rlhf": "reinforcement learning from human feedback",
+    "pca": "principal component analysis",
+    "svm": "support vector machine",
 }
 
 # Abbreviations of two letters, which stemming drops as too short: spelled out before the

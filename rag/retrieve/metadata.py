@@ -3,6 +3,7 @@ in full ("papers by Deyu Meng"), and area labels that it asks about as labels ("
 Learning Theory subarea"; a bare topic like "reinforcement learning" is not a label question)."""
 
 import re
+import unicodedata
 
 from pydantic import BaseModel
 
@@ -33,6 +34,11 @@ class Filters(BaseModel):
             and has(self.venue, paper.venue)
             and (self.paper_ids is None or paper.paper_id in self.paper_ids)
         )
+
+
+def unaccented(word: str) -> str:
+    """The word without accents, as typed on any keyboard: "tönshoff" is "tonshoff"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def words_key(text: str) -> str:
@@ -123,10 +129,12 @@ class MetadataIndex:
         }
         self.abstract_of = None
         self.is_word = None  # whether a lower-case name is an English word (the retriever's)
+        self.surnames: dict[str, set[str]] = {}
         for paper in papers:
             for author in paper.authors:
                 if " " in (key := words_key(author)):  # a lone surname is too ambiguous
                     self.authors.setdefault(key, set()).add(paper.paper_id)
+                    self.surnames.setdefault(unaccented(key.split()[-1]), set()).add(paper.paper_id)
             for label in (paper.area, paper.subarea):
                 if label:
                     self.labels.setdefault(words_key(label), set()).add(paper.paper_id)
@@ -158,6 +166,18 @@ class MetadataIndex:
             ):
                 named.append(pid)
         return named
+
+    def _by_surname(self, query: str) -> list[str]:
+        """The papers whose author's surname the query writes capitalised ("Tönshoff and
+        Grohe's SAT paper", "Tonshoff" too), one paper's only and no English word ("Long")
+        nor shorter than 4 letters ("Li"), once per surname."""
+        papers = []
+        for token in dict.fromkeys(re.findall(r"\b[A-Z][^\W\d_]{3,}", query)):
+            key = unaccented(token.casefold())
+            own = self.surnames.get(key, set())
+            if len(own) == 1 and not (self.is_word and self.is_word(key)):
+                papers += own
+        return papers
 
     def _named(self, tokens: set[str]) -> list[str]:
         """The papers whose names the tokens give; where one of them is a name its paper
@@ -196,6 +216,8 @@ class MetadataIndex:
         grams = [" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)]
         indexes = [self.authors] + ([self.labels] if LABEL_CUES & set(words) else [])
         counts: dict[str, int] = dict.fromkeys(named, 1)
+        for pid in self._by_surname(query):
+            counts[pid] = counts.get(pid, 0) + 1
         for index in indexes:
             for gram in grams:
                 for pid in index.get(gram, ()):
