@@ -667,6 +667,31 @@ def test_a_comparison_of_a_described_group_compares_its_papers(extractive):
     assert not answer.abstained and {c.title for c in answer.citations} == quantum
 
 
+def test_a_comparison_describing_its_papers_apart_compares_the_two_it_describes(extractive):
+    question = "weight folding vs transposable sparse masks - how are the two papers different"
+    _, answer = run(extractive, question)
+    assert not answer.abstained and title_names(answer) == {"Cut Less, Fold More", "TSENOR"}
+    # "vs" inside what one paper says compares no papers
+    _, answer = run(extractive, "how much accuracy does EvA drop vs the best earlier attack")
+    assert title_names(answer) == {"EvA"}
+
+
+def test_a_premise_the_named_paper_denies_or_reverses_is_said_to_be_false(extractive):
+    for question, reason in [
+        ("how does EvA use gradients to choose the edges it flips", Reason.NOT_STATED),
+        (
+            "the G&C paper says guessing generalizes better for wider nets.. why",
+            Reason.FALSE_PREMISE,
+        ),
+        (
+            "why does AnaCP need to fine-tune the backbone with gradient-based training",
+            Reason.FALSE_PREMISE,
+        ),
+    ]:
+        _, answer = run(extractive, question)
+        assert answer.abstained and answer.reason == reason, question
+
+
 def test_a_follow_up_comparing_it_with_a_described_paper_compares_both(extractive):
     history = [
         Message(role="user", content="What does the paper on single-index models argue?"),

@@ -107,6 +107,8 @@ def test_a_sentence_repeated_after_its_title_is_said_once():
     assert render(sentences) == "FIRE: Balancing: FIRE resets weights [1]. AnaCP adapts [2]."
     sentences, _ = parse_answer("FIRE resets weights [1]. AnaCP: FIRE resets weights [2].", 2)
     assert len(sentences) == 2  # "AnaCP:" is no title here
+    sentences, _ = parse_answer("A: It adapts [1]. B: It adapts [2].", 2, ["A", "B"])
+    assert render(sentences) == "A: It adapts [1]. B: It adapts [2]."  # two papers' lines
 
 
 def test_choosing_among_papers_after_an_answer_that_named_one_goes_back_to_the_list():

@@ -81,6 +81,15 @@ PRICER = source(
         ("what archs were used in the folding vs pruning study, and which datasets", "names"),
         ("how does the folding vs pruning study compare to REINIT", "comparison"),
         ("the folding paper vs the pruning study", "comparison"),
+        ("tl;dr of the paper comparing weight folding w/ pruning", "summary"),
+        ("compare the gradient vs hessian queries paper w/ the newton one", "comparison"),
+        ("how does the microscopy one compare to the sparse mask one", "comparison"),
+        ("how does the paper that compares X with Y differ from REINIT", "comparison"),
+        (
+            "What is the Lovelace paper on inferring how a network's outputs change with its "
+            "hyperparameters about?",
+            "summary",
+        ),
         ("Which work models how weights evolve during test-time adaptation?", None),  # a verb
         ("what diffusion model does REINIT use to synthesize audio", None),  # taken for granted
         ("How does REINIT balance stability and plasticity?", None),
@@ -89,6 +98,34 @@ PRICER = source(
 )
 def test_the_shape_an_answer_is_asked_for(question, shape):
     assert shape_of(question) == shape
+
+
+@pytest.mark.parametrize(
+    "question, parts",
+    [
+        (
+            "model folding vs transposable N:M masks, how do these two papers differ",
+            ["model folding", "transposable N:M masks"],
+        ),
+        (
+            "the sharpness paper vs the bilevel SAM/GAN paper: what do they say",
+            ["the sharpness paper", "the bilevel SAM/GAN paper"],
+        ),
+        (
+            "How do the pricing paper and the bandit paper differ in their guarantees?",
+            ["the pricing paper", "the bandit paper"],
+        ),
+        (
+            "compare the sharpness paper with the bilevel one",
+            ["the sharpness paper", "the bilevel one"],
+        ),
+        ("which papers compare folding with pruning", []),
+    ],
+)
+def test_a_comparison_describes_its_two_papers_apart(question, parts):
+    from rag.answer.intent import compared_parts
+
+    assert compared_parts(question) == parts
 
 
 def test_a_follow_up_asking_its_own_question_does_not_inherit_the_earlier_shape():
@@ -261,6 +298,8 @@ def test_a_name_the_cited_abstract_does_not_state_is_ungrounded():
     question = "Does REINIT use ImageNet?"
     assert ungrounded("REINIT uses ImageNet.", [REINIT], question) == ["ImageNet"]
     assert ungrounded("The abstract does not mention ImageNet.", [REINIT], question) == []
+    not_only = "REINIT not only uses ImageNet but also beats baselines."  # no denial
+    assert ungrounded(not_only, [REINIT], question) == ["ImageNet"]
 
 
 def test_a_sentence_naming_what_its_paper_does_not_state_is_rewritten_or_left_out():

@@ -189,6 +189,36 @@ def test_a_technique_the_paper_names_only_as_other_work_s_is_presumed():
     assert about_paper(intent, attack, draft, WordsEmbedder(), lexicon=words, common=0.3) is None
 
 
+def test_why_a_named_paper_does_what_its_abstract_denies_is_a_false_premise():
+    from rag.answer.premises import contradicted
+
+    denial = "We adapt features without gradient-based training of the backbone."
+    paper = named(source(1, "ANAL: Analytic Learning", f"We propose ANAL. {denial}"))
+    question = (
+        "Why does ANAL need gradient-based training of the backbone, and how does it avoid Q?"
+    )
+    assert contradicted(question, [paper]) == (paper, denial)
+    assert contradicted("Why does ANAL avoid gradient-based training?", [paper]) is None
+    assert contradicted("Why does ANAL not need gradient-based training?", [paper]) is None
+    other = source(2, "ANAL: Analytic Learning", f"We propose ANAL. {denial}")  # not named
+    assert contradicted("Why does it need gradient-based training?", [other]) is None
+    reason = "Sparse patterns are not preserved under transposition, which slows training."
+    masks = named(source(3, "MASKS: Transposable Masks", f"{reason} We propose MASKS."))
+    why = "Why is transposable sparsity needed for training with MASKS?"  # its reason, no denial
+    assert contradicted(why, [masks]) is None
+
+
+def test_what_a_paper_does_free_of_is_no_technique_of_its_own():
+    folding = named(
+        source(3, "FOLD: Compression", "We study calibration-free compression by clustering.")
+    )
+    words = lexicon({"calibr": 1, "data": 3, "cluster": 1})
+    intent = classify("how does FOLD fine-tune with calibration data")
+    draft = Draft(intent=intent, backend="test")
+    answer = about_paper(intent, folding, draft, WordsEmbedder(), lexicon=words, common=0.5)
+    assert answer.reason == Reason.NOT_STATED and "'calibration data'" in answer.text
+
+
 def test_who_wrote_a_paper_is_answered_from_its_metadata():
     paper = source(1, "FIRE: Frobenius Isometry", "We reinitialize weights.", named=True)
     paper.paper.authors = ["Ada Lovelace", "Alan Turing"]

@@ -63,7 +63,7 @@ USES = re.compile(
 # granted too.
 DONE_WITH = re.compile(
     r"^\s*how (?:does|do|did|can|could|would)\b.+?\b(?:(?:with|using|via|through)\s+(?:an?\s+)?|"
-    r"(?:trains?|fine-?tunes?)\s+)"
+    r"(?:trains?|fine-?tunes?)\s+(?:(?:with|using|via|on)\s+(?:an?\s+)?)?)"
     r"(?P<what>.+?)(?:\s+(?:to|for|in|into|when|so|as|on|at|during|while|after|before)\b|[?.!]|$)",
     re.IGNORECASE,
 )
@@ -101,9 +101,14 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     return [match.group("what")]
 
 
+# "calibration-free compression", "gradient-free attacks": done without it.
+FREE_OF = re.compile(r"\b([A-Za-z]+)-free\b")
+
+
 def own_words(source: Source, span: int = 4) -> set[str]:
     """The words a paper uses of itself: its title's, and its abstract's but for those a
-    negation governs ("without gradient-based training": the `span` words after it) and the
+    negation governs ("without gradient-based training": the `span` words after it) or "-free"
+    follows ("calibration-free"), and the
     sentences, clauses and phrases about other work (`OTHERS`, `SET_AGAINST`, `OTHERS_NAMED`:
     "improves both EvA and existing gradient-based attacks"); with abbreviations also
     read as their words, as `words_of` reads them."""
@@ -116,7 +121,8 @@ def own_words(source: Source, span: int = 4) -> set[str]:
             *(
                 stems(" ".join(sentence[n.end() :].split()[:span]))
                 for n in DENIES.finditer(sentence)
-            )
+            ),
+            *(stems(free) for free in FREE_OF.findall(sentence)),  # "calibration-free"
         )
         words |= stems(sentence) - denied
     return (

@@ -135,10 +135,11 @@ CLAUSE = re.compile(r"(?<=[,;])\s+")
 def drop_repeats(
     sentences: list[AnswerSentence], titles: Sequence[str] = ()
 ) -> list[AnswerSentence]:
-    """Without repeated sentences and repeated clauses (small models loop), a sentence led by
-    a source's title ("Title: S") repeating it too: a repeat's citations join the first
-    occurrence."""
-    kept: dict[str, AnswerSentence] = {}
+    """Without repeated sentences and repeated clauses (small models loop), and without a bare
+    sentence S that a source's title also leads ("Title: S"; two titles leading the same S are
+    two papers' lines): a repeat's citations join the first occurrence."""
+    kept: list[AnswerSentence] = []
+    first: dict[tuple[str, str], AnswerSentence] = {}  # (S, its title lead or "") -> sentence
     leads = [normalize_text(title) + ":" for title in titles]
     for sentence in sentences:
         clauses, seen = [], set()
@@ -153,13 +154,19 @@ def drop_repeats(
                 "." if not text.rstrip(",;").endswith((".", "!", "?")) else ""
             )
         key = normalize_text(text)
-        key = next((key[len(lead) :] for lead in leads if key.startswith(lead)), key)
-        first = kept.setdefault(key.strip(" .!?"), sentence)
-        if first is sentence:
-            sentence.text = text
-        else:
-            first.citations += [c for c in sentence.citations if c not in first.citations]
-    return list(kept.values())
+        lead = next((lead for lead in leads if key.startswith(lead)), "")
+        key = key[len(lead) :].strip(" .!?")
+        if lead:  # the same title's line again, or a bare S said before
+            earlier = first.get((key, lead)) or first.get((key, ""))
+        else:  # S said before, bare or led by a title
+            earlier = next((s for (said, _), s in first.items() if said == key), None)
+        if earlier:
+            earlier.citations += [c for c in sentence.citations if c not in earlier.citations]
+            continue
+        sentence.text = text
+        first[(key, lead)] = sentence
+        kept.append(sentence)
+    return kept
 
 
 def cite_named_titles(sentences: list[AnswerSentence], sources: list[Source]) -> None:

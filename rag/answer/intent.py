@@ -207,7 +207,7 @@ SUMMARY_WORDS = (
 SUMMARY_WORD = re.compile(rf"\b({SUMMARY_WORDS})\b", re.IGNORECASE)
 SUMMARY_ASK = re.compile(
     rf"\b({SUMMARY_WORDS}|outline (the|this) (paper|work)|high[- ]level|main points?)\b"
-    r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,80}\babout\s*(\?|$|[,;(—–-])"  # "X about, the one w/"
+    r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,120}\babout\s*(\?|$|[,;(—–-])"  # "X about, the one w/"
     r"|^\s*tell me (more )?about\b"
     r"|\b(explain|describe|break ?down)\b[^?]{0,30}\b(paper|work|article)\b"
     r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
@@ -280,6 +280,33 @@ def compared_group(text: str) -> int | None:
     return NUMBERS.get((match.group("count") or "").lower(), 3)
 
 
+# The two papers a comparison describes: "model folding vs transposable N:M masks, how do
+# they differ", "how do the pricing paper and the bandit paper differ in ...", "compare the
+# sharpness paper with the bilevel one".
+COMPARED_PARTS = (
+    re.compile(
+        r"^\s*(?:compare\s+)?(?P<a>[^,?;]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^,?;]+?)"
+        r"(?=\s*(?:[,?;]|:\s)|\s+-\s|\s+(?:how|what|which|in terms|on|for)\b|\s*$)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\bhow (?:do|does|did)\s+(?P<a>[^,?]+?)\s+and\s+(?P<b>[^,?]+?)\s+(?:differ|compare)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^\s*compare\s+(?P<a>[^,?]+?)\s+(?:and|with|to)\s+(?P<b>[^,?]+?)(?=\s*[,?]|\s+(?:in|on)\b|\s*$)",
+        re.IGNORECASE,
+    ),
+)
+
+
+def compared_parts(text: str) -> list[str]:
+    """The descriptions of the two papers a comparison compares, as written; empty when it
+    writes none apart."""
+    match = next((m for pattern in COMPARED_PARTS if (m := pattern.search(text))), None)
+    return [match.group("a"), match.group("b")] if match else []
+
+
 # What asks for the shape, not what it is about: "Can you summarize the paper that ...".
 SHAPE_FRAME = re.compile(
     r"^\s*((can|could|would) you |please |pls )?(summari[sz]e|give( me)? (an? )?(overview|summary|"
@@ -289,10 +316,13 @@ SHAPE_FRAME = re.compile(
 )
 
 
-# "the folding vs pruning study": one paper about two things, no comparison of papers.
+# "the folding vs pruning study", "the paper comparing folding with pruning": one paper about two
+# things, no comparison of papers.
 ONE_ABOUT_TWO = re.compile(
-    r"^(?:(?!\b(?:paper|study|work|one)\b).)*\b(?:vs\.?|versus)\s+[\w-]+(?:\s+[\w-]+)?\s+"
-    r"(?:study|paper|work|analysis)\b",
+    r"^(?:(?!\b(?:paper|study|work|one)\b).)*\b(?P<vs>vs\.?|versus)\s+[\w-]+(?:\s+[\w-]+)?\s+"
+    r"(?:study|paper|work|analysis)\b"
+    r"|\b(?:paper|study|work|article)\s+(?P<ing>(?:that|which)\s+(?:compares|contrasts)|comparing|"
+    r"contrasting)\b",
     re.IGNORECASE,
 )
 
@@ -301,8 +331,9 @@ def shape_of(text: str) -> str | None:
     """The answer shape the question asks for: comparison, contribution, summary, or the names
     it uses (datasets, benchmarks ...)."""
     asked = COMPARISON_ASK.search(text)
-    if asked and ONE_ABOUT_TWO.search(text) and not COMPARISON_ASK.search(text, asked.end()):
-        asked = None
+    one = ONE_ABOUT_TWO.search(text)
+    if asked and one and asked.start() in (one.start("vs"), one.start("ing")):  # describes one
+        asked = COMPARISON_ASK.search(text, one.end())
     if (
         asked
         and asked.group(1)

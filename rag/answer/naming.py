@@ -16,7 +16,8 @@ TOKEN = re.compile(r"(?<![\w$\\])[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?![\w
 # A sentence (or clause) starts here: its first word is capitalised for that reason alone.
 OPENS = re.compile(r"(^|[.!?:;—–(\[\"“]\s*|\n\s*|\s-\s)$")
 ACRONYM_PARTS = {"of", "and", "the", "for", "in", "on", "to", "a", "with", "via", "from"}
-NEGATION = re.compile(r"\b(not|no|never|nor|without|neither)\b|n't\b", re.IGNORECASE)
+# "not only ... but also" denies nothing.
+NEGATION = re.compile(r"\b(not(?! only\b)|no|never|nor|without|neither)\b|n't\b", re.IGNORECASE)
 
 
 def is_name(token: str, opens: bool) -> bool:

@@ -29,6 +29,7 @@ from rag.answer.intent import (
     carries_on,
     classify,
     compared_group,
+    compared_parts,
     continues,
     in_english,
     shape_of,
@@ -353,10 +354,28 @@ class Answerer:
         """A summary, contribution or comparison from the papers' own sentences (rag.answer.roles),
         written without a model; None when the question's papers are not clear."""
         papers = shaped_papers(intent, sources, self.tuning.overlooked_relevance)
+        if not papers and intent.shape == "comparison" and not intent.scoped:
+            papers = self._described(intent)
         if not papers or (Reason.UNKNOWN_NAMES in draft.reasons and not papers[0].named):
             return None  # "What did Zorblax propose?": no paper of Zorblax's to describe
         draft = draft.model_copy(update={"backend": "abstract sentences"})
         return composed(intent.shape, papers, draft)
+
+    def _described(self, intent: Intent) -> list[Source]:
+        """The two papers a comparison describes apart ("model folding vs transposable N:M
+        masks"), each the best match of its own description when the corpus answers that
+        description (`min_relevance`); none when one does not, or both descriptions fit the
+        same paper best ("pure vs mixed states", "EvA vs the best previous attack")."""
+        papers: list[Source] = []
+        for part in compared_parts(intent.text):
+            found = self.retriever.search(
+                self.relevance.spelled(part), 3, self.settings.retrieval_mode
+            )
+            if self.retriever.answerability(part, found) < self.tuning.min_relevance:
+                return []
+            papers.append(found[0])
+        ids = {source.paper.paper_id for source in papers}
+        return papers if len(papers) == 2 and len(ids) == 2 else []
 
     def _group_compared(self, intent: Intent, draft: Draft, filters, mode) -> Answer | None:
         """A comparison of the papers the question describes as a group ("how do the two

@@ -38,20 +38,28 @@ def why_claim(question: str) -> re.Match | None:
     return WHY_CLAIM.search(question) or SAID_WHY.search(question)
 
 
+# A second question after the premise: "why does X need P, and how does it avoid Q?".
+SECOND_ASK = re.compile(r",?\s+and\s+(?:how|why|what|which|when|where)\b", re.IGNORECASE)
+
+
 # A negation governs the next `span` words; a denying sentence shares at least two of the
 # premise's words. Both set by reading dev's "why does X conclude that ..." questions (u052, u088,
 # x104): "NC cannot emerge under decoupled weight decay" is 3 words from "decoupled".
 def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[Source, str] | None:
     """The paper and its sentence that deny what a "why does X conclude that P?" question takes
-    for granted: a sentence using two or more of P's words with a negation governing one of
-    them ("NC cannot emerge under decoupled weight decay" against "... decoupled weight decay
-    speeds up the emergence of NC"; "without gradient-based training" against "gradient
-    fine-tuning is necessary"), while P itself denies nothing. None otherwise."""
-    match = why_claim(question)
-    if not match or DENIES.search(match.group("claim")):
+    for granted, or a "why does X <P>?" question of the paper it names: a sentence using two or
+    more of P's words with a negation governing one of them ("NC cannot emerge under decoupled
+    weight decay" against "... decoupled weight decay speeds up the emergence of NC"; "without
+    gradient-based training" against "why does AnaCP need gradient-based fine-tuning"), while P
+    itself denies and avoids nothing. None otherwise."""
+    match, papers = why_claim(question), sources
+    if not match and (match := WHY_DOES.search(question)):  # "why does X need P": X's abstract
+        papers = [source for source in sources if source.named][:1]
+    premise = SECOND_ASK.split(match.group("claim"))[0] if match else ""
+    if not match or DENIES.search(premise) or AVOIDS.search(premise):
         return None
-    claim, denials = stems(match.group("claim")), []
-    for source in sources:
+    claim, denials = stems(premise), []
+    for source in papers:
         for place, sentence in enumerate(split_sentences(source.paper.abstract)):
             shared = len(claim & stems(sentence))
             governed = (
@@ -190,6 +198,8 @@ WHY_IS = re.compile(
     r"(?P<claim>.+)",
     re.IGNORECASE,
 )
+# "Why does X <P>?" of what X does (not "why is P needed": its reason may be what is not so).
+WHY_DOES = re.compile(LEADING + r"why\s+(?:does|do|did)\s+(?P<claim>.+)", re.IGNORECASE)
 AVOIDS = re.compile(
     r"\b(avoid\w*|bypass\w*|instead of|rather than|unlike|free of)\b", re.IGNORECASE
 )

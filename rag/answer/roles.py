@@ -53,6 +53,13 @@ MEASURED = re.compile(
     r"\b(outperform\w*|surpass\w*|state-of-the-art|speedups?)\b|\d+(\.\d+)?[\s$}]*\\?(%|x\b|×)",
     re.IGNORECASE,
 )
+# A result stated as what was found ("we find that X converges to ..."), over one that only
+# points at it ("we also provide the theoretical guarantee for our empirical findings").
+FINDS = re.compile(
+    r"\b(find|found|show|showed|shown|prove|proved|demonstrate|observe|reveal|establish|confirm)s?"
+    r"\s+that\b",
+    re.IGNORECASE,
+)
 PROBLEM = re.compile(
     r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remains?|struggl\w*|lack\w*|"
     r"difficult\w*|costly|bottleneck\w*|fail\w*|issue\w*|yet|despite|critical|important|crucial)\b",
@@ -90,7 +97,7 @@ def roles(paper) -> Roles:
     """The sentence of the abstract that states the problem (before the contribution), the one
     that says what the paper proposes (the first "we propose / introduce ..." sentence, else the
     first naming its method, else the second), and the last one reporting a result after it
-    (a measured one, when there is one)."""
+    (a measured one, when there is one; else one saying what was found)."""
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     if not sentences:
         return Roles()
@@ -98,7 +105,9 @@ def roles(paper) -> Roles:
     at = _contribution_index(sentences, name)
     before = [s for s in sentences[:at] if PROBLEM.search(s)] or sentences[:at][:1]
     after = [s for s in sentences[at + 1 :] if RESULT.search(s)]
-    after = [s for s in after if MEASURED.search(s)] or after
+    after = (
+        [s for s in after if MEASURED.search(s)] or [s for s in after if FINDS.search(s)] or after
+    )
     following = sentences[at + 1] if at + 1 < len(sentences) else ""
     goes_on = GOES_ON.search(following) or (name and following.startswith(name))
     return Roles(
