@@ -276,3 +276,18 @@ def test_a_new_check_is_one_class_and_one_entry_in_the_loop():
 @pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.name)
 def test_every_check_has_a_name_and_its_own_module(check):
     assert check.name and type(check).__module__.startswith("rag.answer.checks.")
+
+
+def test_a_model_s_sentence_citing_no_paper_is_left_out_with_a_notice():
+    from rag.answer.checks.uncited import Uncited
+
+    cited = claim("The attack perturbs graph structure.", 1)
+    loose = claim("Its advantage is an identical regret scaling.", supported=None)
+    review = review_of(classify("How do graph attacks work?"), [GRAPHS], [cited, loose])
+    verdicts = Uncited().run(review)
+    assert review.sentences == [cited] and reasons(verdicts) == [Reason.UNCITED]
+    assert "1 of the model's sentences" in verdicts[0].notice()
+    alone = review_of(classify("How do graph attacks work?"), [GRAPHS], [loose])
+    assert Uncited().run(alone) == [] and alone.sentences == [loose]  # nothing cited: not here
+    quoted = review_of(classify("x"), [GRAPHS], [cited, loose], writer_is_model=False)
+    assert Uncited().run(quoted) == []  # the answer's own lines, no model's

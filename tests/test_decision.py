@@ -202,6 +202,8 @@ def test_why_a_named_paper_does_what_its_abstract_denies_is_a_false_premise():
     assert contradicted("Why does ANAL not need gradient-based training?", [paper]) is None
     other = source(2, "ANAL: Analytic Learning", f"We propose ANAL. {denial}")  # not named
     assert contradicted("Why does it need gradient-based training?", [other]) is None
+    other_subject = "Why do backbones need gradient-based training, and does ANAL change that?"
+    assert contradicted(other_subject, [paper]) is None  # said of backbones, not of ANAL
     reason = "Sparse patterns are not preserved under transposition, which slows training."
     masks = named(source(3, "MASKS: Transposable Masks", f"{reason} We propose MASKS."))
     why = "Why is transposable sparsity needed for training with MASKS?"  # its reason, no denial

@@ -15,6 +15,7 @@ from rag.answer.checks.led import LedPapers
 from rag.answer.checks.named import CitedNames
 from rag.answer.checks.names import StatedNames
 from rag.answer.checks.support import Support
+from rag.answer.checks.uncited import Uncited
 from rag.answer.checks.withheld import Withheld
 from rag.answer.draft import Draft, abstention
 from rag.answer.prompts import without_prompt_format
@@ -30,6 +31,7 @@ CHECKS: tuple[Check, ...] = (
     Support(),
     OverlookedLeader(),
     StatedNames(),
+    Uncited(),
     Withheld(),
     LedPapers(),
     KeyWord(),

@@ -12,7 +12,7 @@ from rag.answer.naming import NEGATION, names_in
 from rag.answer.verdict import Reason
 from rag.index.bm25 import abbreviations
 from rag.models import Answer, Source
-from rag.sentences import split_sentences, stems
+from rag.sentences import split_sentences, stems, title_name
 
 # What may lead a premise question: "According to X, why does ...", "In the G&C paper, how do ...".
 LEADING = r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"
@@ -39,7 +39,17 @@ def why_claim(question: str) -> re.Match | None:
 
 
 # A second question after the premise: "why does X need P, and how does it avoid Q?".
-SECOND_ASK = re.compile(r",?\s+and\s+(?:how|why|what|which|when|where)\b", re.IGNORECASE)
+SECOND_ASK = re.compile(
+    r",?\s+and\s+(?:how|why|what|which|when|where|does|do|did|is|are|can|could)\b", re.IGNORECASE
+)
+
+
+def said_of(source: Source, claim: str) -> bool:
+    """Whether the claim is said of the paper: it starts with the paper's name ("AnaCP needs
+    ...", "the AnaCP paper needs ..."), not with something else ("spiking networks struggle")."""
+    first = re.match(r"\s*(?:the\s+)?([\w&-]+)", claim)
+    name = title_name(source.paper.title)
+    return bool(first and name and first.group(1).casefold() == name.casefold())
 
 
 # A negation governs the next `span` words; a denying sentence shares at least two of the
@@ -54,7 +64,7 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
     itself denies and avoids nothing. None otherwise."""
     match, papers = why_claim(question), sources
     if not match and (match := WHY_DOES.search(question)):  # "why does X need P": X's abstract
-        papers = [source for source in sources if source.named][:1]
+        papers = [s for s in sources if s.named and said_of(s, match.group("claim"))][:1]
     premise = SECOND_ASK.split(match.group("claim"))[0] if match else ""
     if not match or DENIES.search(premise) or AVOIDS.search(premise):
         return None

@@ -34,6 +34,7 @@ class Reason(StrEnum):
     LED = "led"  # sentences of papers the leader clearly outranks are dropped
     STATED_FIGURE = "stated_figure"  # the paper's sentence stating the asked figure answers
     UNSTATED_NAMES = "unstated_names"  # sentences naming what their paper does not: left out
+    UNCITED = "uncited"  # a model's sentences citing no paper: left out
     RESTATED_NAMES = "restated_names"  # ... or said again in their paper's own sentence
     EXTRACTED = "extracted"  # the model's draft had no support: the abstracts' sentences instead
 
@@ -55,6 +56,7 @@ NOTICES: dict[Reason, str] = {
     "closest papers, not from one about it.",
     Reason.UNSTATED_NAMES: "Left out of the answer: what it said about {detail}, which the "
     "cited abstracts do not state.",
+    Reason.UNCITED: "Left out of the answer: {detail} of the model's sentences, citing no paper.",
     Reason.K_CLAMPED: "{detail}",
     Reason.BACKEND_FAILED: "{detail}",
     Reason.EXTRACTED: "The model's draft was withheld (none of its sentences is supported by the "
