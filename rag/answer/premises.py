@@ -32,6 +32,9 @@ SAID_WHY = re.compile(
     re.IGNORECASE,
 )
 
+# "Why does X <P>?" of what X does (not "why is P needed": its reason may be what is not so).
+WHY_DOES = re.compile(LEADING + r"why\s+(?:does|do|did)\s+(?P<claim>.+)", re.IGNORECASE)
+
 
 def why_claim(question: str) -> re.Match | None:
     """The premise P of a "why does X conclude that P?" or "X says P.. why is that" question."""
@@ -208,8 +211,6 @@ WHY_IS = re.compile(
     r"(?P<claim>.+)",
     re.IGNORECASE,
 )
-# "Why does X <P>?" of what X does (not "why is P needed": its reason may be what is not so).
-WHY_DOES = re.compile(LEADING + r"why\s+(?:does|do|did)\s+(?P<claim>.+)", re.IGNORECASE)
 AVOIDS = re.compile(
     r"\b(avoid\w*|bypass\w*|instead of|rather than|unlike|free of)\b", re.IGNORECASE
 )
