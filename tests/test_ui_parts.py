@@ -53,3 +53,22 @@ def test_each_handler_part_answers_from_a_pool_alone(pool, tmp_path):
 def test_only_this_machine_counts_as_loopback():
     assert all(map(is_loopback, ["localhost", "127.0.0.1", "127.0.0.2", "::1"]))
     assert not any(map(is_loopback, ["0.0.0.0", "192.168.1.2", "example.org", ""]))
+
+
+def test_the_sources_of_an_unstated_detail_are_the_paper_not_a_corpus_that_lacks_it():
+    from rag.models import Answer, Paper, Source
+    from ui import render
+
+    paper = Paper(paper_id="p", title="EvA", title_source="metadata", abstract="x", source_file="f")
+    suggested = [Source(paper=paper, passage="x", score=1.0, relevance=0.5)]
+    unstated = Answer(
+        question="what dataset does EvA use",
+        backend="extractive",
+        text="...",
+        abstained=True,
+        reason="not_stated",
+        suggestions=suggested,
+    )
+    assert "abstract does not state" in render.cards_html(unstated)
+    unrelated = unstated.model_copy(update={"reason": "not_relevant"})
+    assert "The corpus does not answer" in render.cards_html(unrelated)

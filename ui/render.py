@@ -180,14 +180,20 @@ def sources_html(answer: Answer | None, number: int | None = None) -> str:
     )
 
 
+# Declines about a paper the question is clearly about: its abstract does not state what is
+# asked (or denies what the question takes for granted); the corpus is not what lacks it.
+ABOUT_THE_PAPER = {"not_stated", "false_premise"}
+
+
 def cards_html(answer: Answer) -> str:
     if answer.abstained:
         cards = "".join(paper_card(None, s) for s in answer.suggestions)
-        note = (
-            "The corpus does not answer this question. The closest papers:"
-            if cards
-            else "The corpus does not answer this question, and no paper is close to it."
-        )
+        if cards and answer.reason in ABOUT_THE_PAPER:
+            note = "The paper's abstract does not state what the question asks (see the answer):"
+        elif cards:
+            note = "The corpus does not answer this question. The closest papers:"
+        else:
+            note = "The corpus does not answer this question, and no paper is close to it."
         return f'<p class="rag-note">{note}</p>{cards}'
     by_id = {s.paper.paper_id: s for s in answer.sources}
     cards = "".join(
