@@ -105,8 +105,10 @@ def test_stop_ends_the_answer_keeps_the_draft_and_frees_the_queue(seed_index, re
         page.wait_for_function("document.querySelector('#chat').innerText.includes('more more')")
         started = time.monotonic()
         page.click("#stop")
-        page.get_by_text("stopped · this partial draft").wait_for(timeout=10_000)
-        assert backend.closed.wait(10), "the generation was not ended"
+        # generous waits: the stop is a behaviour here, how fast it is a benchmark's (it timed
+        # out at 10 s once, on 2 cores busy with a llama.cpp build)
+        page.get_by_text("stopped · this partial draft").wait_for(timeout=60_000)
+        assert backend.closed.wait(60), "the generation was not ended"
         print(f"stopped after {time.monotonic() - started:.2f} s")
         assert "more more" in page.inner_text("#chat"), "the partial draft stays"
         expect(page.locator("#stop")).to_be_disabled()  # nothing runs: nothing to stop
