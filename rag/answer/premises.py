@@ -24,7 +24,8 @@ WHY_CLAIM = re.compile(
     r"report|say|state|prove|demonstrate|observe|suggest)s?\s+that\s+(?P<claim>.+)",
     re.IGNORECASE,
 )
-# "X says P.. why is that", "P - why?": the premise stated first, then asked why.
+# "X says P.. why is that", "P - why?": the premise stated first, then asked why (at least 12
+# characters, as GIVEN's: a claim, not "what is it? why").
 SAID_WHY = re.compile(
     r"^\s*(?:.+?\b(?:says?|claims?|finds?|found|shows?|argues?|reports?|states?|concludes?)\s+"
     r"(?:that\s+)?)?(?P<claim>[^?]{12,}?)\s*(?:\.{2,}|…|[.;:!,—–]|\s-)\s*(?:so\s+|but\s+)?"

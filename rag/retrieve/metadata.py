@@ -172,6 +172,8 @@ class MetadataIndex:
         Grohe's SAT paper", "Tonshoff" too), one paper's only and no English word ("Long")
         nor shorter than 4 letters ("Li"), once per surname."""
         papers = []
+        # 4 letters at least: the seeds' shorter surnames ("Li", "Mei", "Kim") are shared by
+        # several papers or too short to tell from other words
         for token in dict.fromkeys(re.findall(r"\b[A-Z][^\W\d_]{3,}", query)):
             key = unaccented(token.casefold())
             own = self.surnames.get(key, set())
