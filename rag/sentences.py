@@ -239,6 +239,11 @@ GENERIC = set(
         "find",
         "finds",
         "paper's",
+        "get",
+        "gets",
+        "got",
+        "getting",
+        "while",
     ]
 )
 

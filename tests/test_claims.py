@@ -495,6 +495,16 @@ def test_contrastive_is_a_topic_and_by_contrast_asks_no_comparison():
     assert classify("compare and contrast FIRE and AnaCP").shape == "comparison"
 
 
+def test_search_heading_a_compound_is_a_topic_and_searching_for_papers_is_not():
+    assert classify("Are there any papers on neural architecture search?").topic == {
+        "neural",
+        "architectur",
+        "search",
+    }
+    assert classify("search for papers on pruning").topic == {"prune"}
+    assert classify("anything on search?").topic == set()
+
+
 def test_a_comparison_of_a_described_group_says_how_many_it_compares():
     from rag.answer.intent import compared_group
 
@@ -547,6 +557,44 @@ def test_a_contribution_goes_on_with_the_sentence_that_says_how_and_skips_a_scop
     assert (
         answer.text.split("\n")[1] == "SMOM tracks the inner functions with a moving average [1]."
     )
+
+
+def test_a_second_proposal_an_enumeration_the_asked_verb_and_a_second_question():
+    """A summary or contribution gives the second thing a paper proposes ("We further develop
+    ..."), an enumeration's next item, the sentence with the verb asked ("what did they
+    introduce") and the one answering a second question ("..., and how is it made scalable?")."""
+    paper = source(
+        8,
+        "Bilevel Nets",
+        "Training is a min-max problem. However, gradient methods struggle with it. In this "
+        "paper, we propose a bilevel framework for such problems. The bilevel framework adds no "
+        "cost. We further develop a single-loop algorithm with guarantees. To ensure "
+        "scalability, we use a first-order approximation. To measure progress, we introduce a "
+        "new metric, GAP0. Experiments show a 2x speedup.",
+    )
+    found = roles(paper.paper)
+    assert found.also.startswith("We further develop") and found.problem.startswith("However")
+    summary = composed("summary", [paper], Draft(intent=classify("tldr"), backend="test"))
+    assert "Also: We further develop" in summary.text and summary.text.count("[1]") == 4
+    introduced = roles(paper.paper, "introduc")
+    assert introduced.contribution.startswith("To measure progress, we introduce")
+    intent = classify("What does the bilevel paper propose, and how is it made scalable?")
+    answer = composed("contribution", [paper], Draft(intent=intent, backend="test"))
+    assert answer.text.split("\n")[-1].startswith("To ensure scalability")
+    listed = source(
+        9,
+        "Removal",
+        "We propose a removal approach. Our approach introduces: (1) a decorrelation module. "
+        "(2) a smoothed removal mechanism. Experiments show gains.",
+    )
+    assert roles(listed.paper).detail.endswith("(2) a smoothed removal mechanism.")
+
+
+def test_what_is_a_papers_name_asks_what_the_paper_proposes():
+    assert classify("what is RLAF", named={"p1"}).shape == "contribution"
+    assert classify("whats G&C exactly?", named={"p1"}).shape == "contribution"
+    assert classify("what is neural collapse").shape is None  # a topic: the prose answer
+    assert classify("what is RLAF's reward signal", named={"p1"}).shape is None
 
 
 def test_a_name_written_with_latex_and_a_summary_asked_with_an_aside():

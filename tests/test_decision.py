@@ -420,6 +420,56 @@ def test_as_hard_as_reverses_harder_and_states_as_hard_as():
     assert reversed_premise(harder, [also]) is None  # "as well as" compares nothing
 
 
+def test_a_follow_ups_premise_and_the_papers_own_finding_decide_which_way_it_goes():
+    """ "so why does it ..." is a premise too; a sentence naming the premise's subject outranks
+    one that does not, and the paper's own finding outranks background sharing more words."""
+    from rag.answer.premises import reversed_premise
+
+    result = "We prove that generalization under guessing deteriorates with increasing width."
+    paper = source(1, "Guessing Nets", f"Guessing is studied. {result}")
+    assert reversed_premise("so why does it generalize better as the width grows", [paper]) == (
+        paper,
+        result,
+    )
+    assert reversed_premise("ok but why does it generalize worse with width", [paper]) is None
+    cannot = "We show that collapse cannot emerge under AdamW."
+    momentum = "We also show the accelerating effect of momentum on collapse with SGD."
+    optimizers = source(2, "Optimizers", f"{cannot} {momentum}")
+    faster = "why does adamw make collapse show up faster than sgd"
+    assert reversed_premise(faster, [optimizers]) == (optimizers, cannot)
+    assert reversed_premise("why does momentum make collapse faster with sgd", [optimizers]) is None
+    background = "In standard settings, pure states are substantially easier to learn than mixed."
+    found = "In this work, we prove that pure states are as hard to learn as mixed states."
+    states = source(3, "Pure States", f"{background} {found}")
+    easier = (
+        "Why does the paper find that pure states are substantially easier to learn than mixed?"
+    )
+    assert reversed_premise(easier, [states]) == (states, found)
+
+
+def test_a_claim_put_up_to_confirm_is_checked_against_what_the_paper_says_of_others():
+    """ "X does P, right?" where the abstract says P of what X beats; a setting ("M=4") the
+    abstract writes only of other work."""
+    from rag.answer.premises import said_of_others
+
+    beats = "Our policies outperform expert-supervised approaches based on handcrafted heuristics."
+    solver = named(source(1, "SOLVO: Solver Guidance", f"We train a graph network. {beats}"))
+    confirm = (
+        "solvo trains the network by imitating expert handcrafted heuristics right? whats the loss"
+    )
+    assert said_of_others(confirm, [solver]) == (solver, beats)
+    assert said_of_others("solvo trains a graph network, right? how", [solver]) is None
+    assert (
+        said_of_others("why does solvo outperform expert handcrafted heuristics", [solver]) is None
+    )
+    limited = "Existing methods either fail to scale or are restricted to M=4."
+    masks = named(source(2, "MASKER: Fast Masks", f"{limited} Our solver scales to any N:M."))
+    assert said_of_others("Why is the MASKER solver limited to M=4 patterns?", [masks]) == (
+        masks,
+        limited,
+    )
+
+
 def test_what_an_abstract_says_of_other_work_is_no_premise_about_the_paper():
     """ "Why is X restricted to M=4?" when existing methods are; "how does X use T" when X's
     abstract uses T only of other work or to rule it out."""

@@ -597,6 +597,22 @@ def test_the_model_judges_in_its_side_process_so_the_answer_prompt_stays_cached(
         # under a negation, alternatives are what a paper must not be
         ("rl papers? (actual reinforcement learning, not imitation learning or bandits)", []),
         ("anything on code generation w/ llms", []),  # "w/" is "with"
+        (  # a series of single words: the phrase around it goes with each
+            "papers where the learner can query an expert / oracle / human while learning",
+            [
+                "papers where the learner can query an expert",
+                "papers where the learner can query an oracle",
+                "papers where the learner can query an human while learning",
+            ],
+        ),
+        (  # a topic, then its examples ending in "etc"
+            "ideas from neuroscience - synapses, hebbian rules, spiking neurons etc",
+            ["ideas from neuroscience", "synapses", "hebbian rules", "spiking neurons"],
+        ),
+        (
+            "any pricing / assortment / revenue mgmt type papers",
+            ["any pricing", "any assortment", "any revenue mgmt type papers"],
+        ),
         (
             "Which papers address the stability-plasticity trade-off?",
             ["Which papers address the stabilityplasticity tradeoff?"],

@@ -145,6 +145,9 @@ def test_an_abbreviation_another_paper_spells_out_names_no_paper():
     names = method_names([sep, newton, fire])
     assert "PINNs" not in names and names["FIRE"] == ["p3"]
     assert method_names([sep])["PINNs"] == ["p1"]  # spelled out by no other paper: its own
+    assert method_names([guess, fire])["G&C"] == ["p5"]  # a name joined by "&" names it
+    index = MetadataIndex([guess, fire], method_names([guess, fire]))
+    assert index.mentioned("why does G&C get worse with width") == ["p5"]
 
 
 def test_a_paper_the_question_describes_is_the_one_it_asks_about(retriever):

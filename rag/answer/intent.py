@@ -431,6 +431,14 @@ class Intent(BaseModel):
         return Kind.FIGURE if self.figure is not None else Kind.PROSE
 
 
+# "what is RLAF?", "whats G&C exactly": a name asked after, nothing else.
+WHAT_IS = re.compile(
+    r"^\s*(?:so\s+|and\s+|ok\s+)?(?:wh?at(?:'?s|\s+is|\s+are)|whats)\s+(?:the\s+)?[\w&.+-]+"
+    r"(?:\s+(?:paper|method|framework|approach|algorithm|model|exactly|again))?\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
 def classify(
     question: str,
     text: str | None = None,
@@ -444,6 +452,8 @@ def classify(
     text = text or question
     written = spelled(text)  # "rl" as "reinforcement learning": stemming drops two letters
     shape = shape_of(question) or (None if ASKS.search(question) else shape_of(text))
+    if not shape and len(named) == 1 and WHAT_IS.match(question):
+        shape = "contribution"  # "what is RLAF": what the paper that names it proposes
     # "neural collapse papers - how do the optimizer one and the multi-task one differ" compares
     # two of them, "which papers compare X with Y" lists
     compares = shape == "comparison" and not LIST_START.match(text)
@@ -476,7 +486,18 @@ def topic_of(text: str) -> set[str]:
     ("which papers"), question words or framing verbs ("deal with", "anything on"); a
     hyphenated compound counts as one word too ("trade-off" is "tradeoff")."""
     text = unframed(text)
-    return (stems(text) | joined_compounds(text)) - FRAME
+    return (stems(text) | joined_compounds(text)) - FRAME | headed(text)
+
+
+# A frame word that heads a compound names a topic: "neural architecture search", "tree search"
+# (not "search for papers on ..." nor "anything on search").
+HEADS = re.compile(r"\b([a-z]+)\s+(search)\b", re.IGNORECASE)
+
+
+def headed(text: str) -> set[str]:
+    """The stems of the frame words the text uses as the head of a compound."""
+    heads = [head for before, head in HEADS.findall(text) if stems(before) - FRAME]
+    return stems(" ".join(heads))
 
 
 def pairs_of(text: str, leave_out=frozenset(), skip: bool = False) -> set[str]:
@@ -519,8 +540,8 @@ def alternatives_of(text: str) -> list[str]:
     minima papers" -> "sharpness", "flat minima papers"), those a negation governs aside, and
     the question with its hyphenated compounds closed up ("stability-plasticity trade-off" ->
     "stabilityplasticity tradeoff", as some abstracts write it)."""
-    parts = []
-    for part in DISJUNCTION.split(unframed(FOLLOW_UP_FRAME.sub(" ", text))):
+    parts, asked = [], unframed(FOLLOW_UP_FRAME.sub(" ", text))
+    for part in distributed(asked) or examples(asked) or DISJUNCTION.split(asked):
         if stems(part) - FRAME:
             parts.append(part.strip(" ,;.?"))
         if NEGATED.search(part):
@@ -528,6 +549,29 @@ def alternatives_of(text: str) -> list[str]:
     parts = parts if len(parts) > 1 else []
     closed = [closed_up(part) for part in [text, *parts] if closed_up(part) != part]
     return list(dict.fromkeys(parts + closed))
+
+
+def distributed(text: str) -> list[str]:
+    """A "/" series of single words ("query an expert / oracle / human while learning") as the
+    phrases it stands for: what comes before its first word goes with each ("query an oracle",
+    "query an human while learning"). None when the text has no such series."""
+    parts = [part.split() for part in SLASH.split(text)]
+    if len(parts) < 3 or any(len(middle) != 1 for middle in parts[1:-1]) or len(parts[0]) < 2:
+        return []
+    before = " ".join(parts[0][:-1])
+    return [" ".join(parts[0])] + [f"{before} {' '.join(part)}" for part in parts[1:]]
+
+
+SLASH = re.compile(r"(?<!\bw)/")
+# "ideas from neuroscience - synapses, hebbian rules, hippocampus, spiking neurons etc": a topic,
+# then examples of it ending in "etc", each an alternative.
+ETC = re.compile(r"\betc\b\.?", re.IGNORECASE)
+EXAMPLES = re.compile(r"[,?]|\s[-–—:]\s|\betc\b\.?|\bor\b|(?<!\bw)/", re.IGNORECASE)
+
+
+def examples(text: str) -> list[str]:
+    """The topic and each example of a series ending in "etc"; none without one."""
+    return EXAMPLES.split(text) if ETC.search(text) and "," in text else []
 
 
 def closed_up(text: str) -> str:

@@ -14,8 +14,12 @@ from rag.index.bm25 import abbreviations
 from rag.models import Answer, Source
 from rag.sentences import split_sentences, stems, title_name
 
-# What may lead a premise question: "According to X, why does ...", "In the G&C paper, how do ...".
-LEADING = r"^\s*(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"
+# What may lead a premise question: "According to X, why does ...", "In the G&C paper, how do ...",
+# and a follow-up's "so why does it ...", "ok but how does it ...".
+LEADING = (
+    r"^\s*(?:(?:so|but|and|ok(?:ay)?|then|wait|hmm+),?\s+)*"
+    r"(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"
+)
 # Words that deny what follows them: a negation, and the verbs that say it cannot be.
 DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fail(?:s|ed)? to|unable to)\b", re.IGNORECASE)
 # "Why does X conclude that P?" takes P for granted.
@@ -37,9 +41,17 @@ SAID_WHY = re.compile(
 WHY_DOES = re.compile(LEADING + r"why\s+(?:does|do|did)\s+(?P<claim>.+)", re.IGNORECASE)
 
 
+# "P, right?", "P, correct? what is ...": a claim put up for the reader to confirm.
+CONFIRM = re.compile(
+    r"^\s*(?P<claim>[^?]{12,}?),?\s+(?:right|correct|no|isn'?t it|doesn'?t it|yes)\s*\?",
+    re.IGNORECASE,
+)
+
+
 def why_claim(question: str) -> re.Match | None:
-    """The premise P of a "why does X conclude that P?" or "X says P.. why is that" question."""
-    return WHY_CLAIM.search(question) or SAID_WHY.search(question)
+    """The premise P of a "why does X conclude that P?", "X says P.. why is that" or "P, right?"
+    question."""
+    return WHY_CLAIM.search(question) or SAID_WHY.search(question) or CONFIRM.search(question)
 
 
 # A second question after the premise: "why does X need P, and how does it avoid Q?".
@@ -164,10 +176,12 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     """The paper and its sentence that reverse which way the question's premise says something
     goes: a sentence sharing two or more of the premise's words (as `read` gives them, with the
     corpus's abbreviations spelled out: "NC" is neural collapse) that says the opposite
-    (DIRECTIONS) and not the same, sharing more than any sentence saying the same, or as many
-    and coming later (results come after background: "in standard settings pure states are
-    easier", then "we prove they are as hard"). Only the paper the question is about (named,
-    else the first) is read."""
+    (DIRECTIONS) and not the same. It must outrank every sentence saying the same: by naming
+    what the premise is about (its first word: "AdamW" in "why does AdamW make NC emerge
+    faster"), then by saying what the paper itself finds ("we prove they are as hard" over "in
+    standard settings pure states are easier"), then by sharing more words, then by coming later
+    (results come after background). Only the paper the question is about (named, else the
+    first) is read."""
     match = why_claim(question) or GIVEN.search(question) or PREMISE.search(question)
     premise = WHATEVER.sub("regardless", match.group("claim")) if match else ""
     if not match or DENIES.search(premise):
@@ -182,7 +196,8 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     source = next((s for s in sources if s.named), sources[0] if sources else None)
     if source is None:
         return None
-    best_for, best_against = (0, -1), (0, -1, "")
+    subject = read(premise.split()[0]) & claim if premise.split() else set()
+    best_for, best_against = (False, False, 0, -1), (False, False, 0, -1, "")
     defined = abbreviations([source.paper])
     for place, sentence in enumerate(split_sentences(source.paper.abstract)):  # "as hard as":
         words = read(
@@ -193,17 +208,16 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
         words |= {DIMENSIONS[w] for w in words if w in DIMENSIONS and w.endswith(("er", "est"))}
         if measured and not measured & words:
             continue  # "improves with increasing depth" says nothing of "better when wider"
-        shared = len(claim & words)
+        rank = (bool(subject & words), bool(OWN.search(sentence)), len(claim & words), place)
         for same, other in said:
             if "equal" in words and same is not SAME and not AS_AS.search(premise):
-                best_against = max(best_against, (shared, place, sentence))
+                best_against = max(best_against, (*rank, sentence))
             elif words & same and not of_others(sentence):  # what the paper sets out to refute
-                best_for = max(best_for, (shared, place))
+                best_for = max(best_for, rank)
             elif words & other:
-                best_against = max(best_against, (shared, place, sentence))
-    # most shared words first, then the later sentence (results come after background)
-    shared, _, sentence = best_against
-    return (source, sentence) if shared >= 2 and best_against[:2] > best_for else None
+                best_against = max(best_against, (*rank, sentence))
+    *rank, sentence = best_against
+    return (source, sentence) if rank[2] >= 2 and tuple(rank) > best_for else None
 
 
 # "Why is X <P>?": the premise, when the question asks why of the paper itself.
@@ -222,30 +236,53 @@ OTHER_WORK = re.compile(
 
 def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
     """The paper the question names and its sentence about other work that a "why is X <P>?"
-    question's premise matches best, sharing two or more of its words (the names it gives
-    aside), more than any sentence of the paper's own: the abstract says P of other work
-    ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to M=4").
-    None when P itself speaks of other work ("why does X beat existing methods?") or sets X
-    against it ("why does X avoid gradient-based perturbations?")."""
+    (or "X does P, right?") question's premise matches best, sharing two or more of its words
+    (the names it gives and the title's words aside), more than any of the paper's own words do: the abstract says P of
+    other work ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to
+    M=4"; "RLAF imitates expert heuristics, right?" against "these policies outperform
+    expert-supervised approaches based on handcrafted heuristics"). A setting the premise states
+    ("M=4") that the abstract writes only of other work is enough. None when P itself speaks of
+    other work ("why does X beat existing methods?") or sets X against it ("why does X avoid
+    gradient-based perturbations?")."""
     match = why_claim(question) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
-    if not match or not source or OTHER_WORK.search(match.group("claim").lower()):
+    claimed = match.group("claim") if match else ""
+    if not match or not source or OTHER_WORK.search(claimed.lower()) or BEYOND.search(claimed):
         return None
-    if DENIES.search(match.group("claim")) or AVOIDS.search(match.group("claim")):
+    if DENIES.search(claimed) or AVOIDS.search(claimed):
         return None  # "why does X avoid gradient-based perturbations": what others do, it doesn't
-    claim = read(match.group("claim")) - read(" ".join(names_in(question)))
-    claim |= settings(match.group("claim"))  # "M=4" is a word of the claim too
+    # the names it gives, and the title's words, say which paper, not what of it
+    claim = read(claimed) - read(" ".join(names_in(question))) - read(source.paper.title)
     defined = abbreviations([source.paper])
-    scored = [
-        (
-            len(claim & (read(spelled_within(sentence, defined)) | settings(sentence))),
-            of_others(sentence),
-            sentence,
-        )
-        for sentence in split_sentences(source.paper.abstract)
-    ]
-    shared, others, sentence = max(scored, key=lambda row: (row[0], not row[1]), default=(0, 0, ""))
-    return (source, sentence) if shared >= 2 and others else None
+    own, others = [], []
+    for sentence in split_sentences(source.paper.abstract):
+        mine, theirs = sides(spelled_within(sentence, defined))
+        own.append((len(claim & read(mine)), settings(mine)))
+        others.append((len(claim & read(theirs)), settings(theirs), sentence))
+    stated = settings(claimed)
+    found = [sentence for _, written, sentence in others if stated & written]
+    if found and not any(stated & written for _, written in own):
+        return source, found[0]
+    best = max(others, key=lambda row: row[0], default=(0, set(), ""))
+    return (source, best[2]) if best[0] >= 2 and best[0] > max(own, default=(0,))[0] else None
+
+
+# What the paper is set against within its own sentence: "outperform expert-supervised
+# approaches", "faster than existing solvers".
+BEYOND = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|than|unlike|compared (?:to|with)|"
+    r"in contrast to|as opposed to)\b",
+    re.IGNORECASE,
+)
+
+
+def sides(sentence: str) -> tuple[str, str]:
+    """The sentence split into what it says of the paper and what of other work: all of it of
+    other work, or what follows "outperform ..." or "than ...", or none."""
+    if of_others(sentence):
+        return "", sentence
+    beyond = BEYOND.search(sentence)
+    return (sentence[: beyond.start()], sentence[beyond.end() :]) if beyond else (sentence, "")
 
 
 def denied(source: Source, sentence: str, draft: Draft, says: str = "it says otherwise") -> Answer:
@@ -296,7 +333,7 @@ def spelled_within(sentence: str, defined: dict[str, str]) -> str:
 
 # A setting the question states ("masks with M=4", "k = 10"): a premise when the abstract never
 # writes it.
-SETTING = re.compile(r"(?<![\w=])[A-Za-z]\s?=\s?\d+(?:\.\d+)?(?![\w.])")
+SETTING = re.compile(r"(?<![\w=])[A-Za-z]\s?=\s?\d+(?:\.\d+)?(?!\w|\.\d)")
 
 
 def settings(text: str) -> set[str]:

@@ -61,8 +61,9 @@ FINDS = re.compile(
     re.IGNORECASE,
 )
 PROBLEM = re.compile(
-    r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remains?|struggl\w*|lack\w*|"
-    r"difficult\w*|costly|bottleneck\w*|fail\w*|issue\w*|yet|despite|critical|important|crucial)\b",
+    r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remain(s|ed)?|struggl\w*|lack\w*|"
+    r"difficult\w*|costly|bottleneck\w*|fail\w*|issue\w*|yet|despite|critical|important|crucial|"
+    r"unfortunately|hinder\w*|(under|un)explored|unclear|poorly understood|little is known)\b",
     re.IGNORECASE,
 )
 # A sentence saying what the paper was run on ("FIRE is evaluated on ...", "We benchmark ...").
@@ -90,38 +91,65 @@ class Roles(BaseModel):
     contribution: str = ""
     result: str = ""
     detail: str = ""
-    asked: str = ""  # a comparison's: the sentence on what it asks about (`asked_sentence`)
+    also: str = ""  # a second thing it proposes ("We further develop ...")
+    asked: str = ""  # the sentence on what the question asks about beyond (`asked_sentence`)
 
 
-def roles(paper) -> Roles:
+def roles(paper, verb: str = "") -> Roles:
     """The sentence of the abstract that states the problem (before the contribution), the one
-    that says what the paper proposes (the first "we propose / introduce ..." sentence, else the
-    first naming its method, else the second), and the last one reporting a result after it
-    (a measured one, when there is one; else one saying what was found)."""
+    that says what the paper proposes (the first "we propose / introduce ..." sentence, the
+    first using the question's `verb` when it asks "what does X introduce", else the first
+    naming its method, else the second), the one going on about it (`detail`), a second thing it
+    proposes within the next three sentences (`also`: "We further develop ..."), and the last
+    one reporting a result after it (a measured one, when there is one; else one saying what
+    was found)."""
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     if not sentences:
         return Roles()
     name = title_name(paper.title)
-    at = _contribution_index(sentences, name)
+    at = _contribution_index(sentences, name, verb)
     before = [s for s in sentences[:at] if PROBLEM.search(s)] or sentences[:at][:1]
     after = [s for s in sentences[at + 1 :] if RESULT.search(s)]
     after = (
         [s for s in after if MEASURED.search(s)] or [s for s in after if FINDS.search(s)] or after
     )
     following = sentences[at + 1] if at + 1 < len(sentences) else ""
-    goes_on = GOES_ON.search(following) or (name and following.startswith(name))
+    names = {name, *names_in(sentences[at])} - {None}  # "RFT-Inf quantifies ..." goes on
+    goes_on = GOES_ON.search(following) or any(following.startswith(n) for n in names)
+    detail = following if goes_on and not PROBLEM.search(following) else ""
+    if detail and at + 2 < len(sentences) and ENUMERATED.match(sentences[at + 2]):
+        detail = f"{detail} {sentences[at + 2]}"  # "(1) a module ... (2) a mechanism ..."
+    result = after[-1] if after else ""
+    also = [
+        s
+        for s in sentences[at + 1 : at + 4]
+        if CONTRIBUTION.search(s) and s != result and not FINDS.search(s)
+    ]
     return Roles(
         problem=before[-1] if before else "",
         contribution=sentences[at],
-        result=after[-1] if after else "",
-        detail=following if goes_on and not PROBLEM.search(following) else "",
+        result=result,
+        detail=detail,
+        also=also[0] if also else "",
     )
 
 
-def _contribution_index(sentences: list[str], name: str | None) -> int:
+# The next item of an enumeration the sentence before began: "(2) a smoothed ...", "ii) ...".
+ENUMERATED = re.compile(r"^\s*\(?(2|ii|b)\)\s", re.IGNORECASE)
+
+
+def _contribution_index(sentences: list[str], name: str | None, verb: str = "") -> int:
     """The first sentence saying what the paper proposes ("we propose ...", "In this work, we
-    ..."; not one that only says where it looks: "In this paper, we focus on ..."), else what it
-    studies."""
+    ..."; not one that only says where it looks: "In this paper, we focus on ..."), the first
+    with the asked `verb` ("introduc") when there is one, else what it studies."""
+    if verb and (
+        hits := [
+            i
+            for i, s in enumerate(sentences)
+            if CONTRIBUTION.search(s) and re.search(rf"\b{verb}\w*", s, re.IGNORECASE)
+        ]
+    ):
+        return hits[0]
     proposes = [
         i
         for i, s in enumerate(sentences)
@@ -267,18 +295,39 @@ def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     return sentence if count and sentence not in (found.contribution, found.result) else ""
 
 
-LABELS = {"asked": "in particular"}  # how a role's line is labelled, where not by its name
+# The second question of two: "What does X introduce, and how do they make it scalable?".
+SECOND_PART = re.compile(
+    r",?\s+and\s+(?:how|what|which|why|where|when|does|do|did|is|are|can)\b(?P<rest>[^?]+)",
+    re.IGNORECASE,
+)
+# The verb a "what does X introduce / propose / prove" question asks with.
+ASKED_VERB = re.compile(
+    r"\b(propos|introduc|develop|prove|present|design|deriv|establish)\w*", re.IGNORECASE
+)
+
+
+def asked_verb(question: str) -> str:
+    """The stem of the verb a contribution question asks with ("introduc"), or ""."""
+    asked = ASKED_VERB.search(question)
+    return asked.group(1).lower() if asked else ""
+
+
+LABELS = {
+    "asked": "in particular",
+    "also": "also",
+}  # how a role's line is labelled, where not by its name
 
 
 def role_lines(
     source: Source, found: Roles, number: int, which: tuple[str, ...], labelled: bool
 ) -> list:
     """The paper's role sentences (`found`) as cited answer lines; the first names the paper."""
-    lines, title = [], defang(source.paper.title)
+    lines, title, said = [], defang(source.paper.title), set()
     for role in which:
         sentence = defang(getattr(found, role)).rstrip(".")
-        if not sentence:
+        if not sentence or sentence in said:
             continue
+        said.add(sentence)
         label = LABELS.get(role, role) if labelled else ""
         if not lines:  # the paper's first line names it
             head = f"{title} — {label}: " if label else f"{title}: "
@@ -294,19 +343,24 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
     if shape == "names":
         return _named_things(sources[0], draft)
     which = {
-        "summary": ("problem", "contribution", "result"),
-        "contribution": ("contribution", "detail"),
-        "comparison": ("contribution", "result"),
+        "summary": ("problem", "contribution", "also", "asked", "result"),
+        "contribution": ("contribution", "detail", "also", "asked"),
+        "comparison": ("contribution", "asked", "result"),
     }[shape]
-    if shape == "contribution" and RESULT_ASK.search(draft.intent.text):
-        which = ("contribution", "detail", "result")  # "what do they show / prove about X"
-    found = {s.paper.paper_id: roles(s.paper) for s in sources}  # once per paper
+    question = draft.intent.text
+    if shape == "contribution" and RESULT_ASK.search(question):
+        which = (*which, "result")  # "what do they show / prove about X"
+    second = SECOND_PART.search(question)  # "What does X introduce, and how is it scalable?"
+    first = question[: second.start()] if second else question
+    verb = asked_verb(first) if shape == "contribution" else ""
+    found = {s.paper.paper_id: roles(s.paper, verb) for s in sources}  # once per paper
     if shape == "comparison":  # what the comparison is about: "their regret bounds"
-        which = ("contribution", "asked", "result")
         aspect = compared_aspect(draft.intent, sources)
-        for source in sources:
-            chosen = found[source.paper.paper_id]
-            chosen.asked = asked_sentence(source.paper, aspect, chosen)
+    else:
+        aspect = stems(second.group("rest")) - stems(sources[0].paper.title) if second else set()
+    for source in sources:
+        chosen = found[source.paper.paper_id]
+        chosen.asked = asked_sentence(source.paper, aspect, chosen) if aspect else ""
     sentences = [
         line
         for number, source in enumerate(sources, start=1)

@@ -18,9 +18,9 @@ MANIFEST, CHUNK_IDS, CATALOG, NAMES, ABBREVIATIONS = (
     "names.json",
     "abbreviations.json",
 )
-FORMAT = 6  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"), 5: the corpus's
-# abbreviations ("PINNs"), 6: with an ampersand ("G&C"); a new format rebuilds the index on the
-# next ingest
+FORMAT = 7  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"), 5: the corpus's
+# abbreviations ("PINNs"), 6: with an ampersand ("G&C"), 7: names with one; a new format rebuilds
+# the index on the next ingest
 
 
 def fingerprint(paper_hashes: dict[str, str]) -> str:
@@ -105,6 +105,10 @@ INTRODUCED = re.compile(
 )
 
 
+# A name joined by "&" an abstract defines: "Guess & Check (G&C)".
+JOINED = re.compile(r"\(([A-Z]+(?:&[A-Z]+)+)\)")
+
+
 # An abbreviation an abstract defines: "physics-informed neural networks (PINNs)".
 DEFINED = re.compile(r"\(([A-Z][A-Za-z&]*[A-Z])(s?)\)")  # "(PINNs)", "(G&C)"
 
@@ -141,10 +145,11 @@ def spelled_in(text: str, words: str) -> bool:
 def method_names(papers: list[Paper]) -> dict[str, list[str]]:
     """Names a question may call a paper by: the name its title starts with ('AnaCP: ...'),
     and name-like words of its title and abstract ('DeltaZero') or names its abstract coins
-    ('Warm-Stagger') that no other paper uses."""
+    ('Warm-Stagger', '(G&C)') that no other paper uses."""
     names: dict[str, set[str]] = {}
     for paper in papers:
-        for name in name_tokens(f"{paper.title} {paper.abstract}") | coined_names(paper.abstract):
+        own = name_tokens(f"{paper.title} {paper.abstract}") | coined_names(paper.abstract)
+        for name in own | set(JOINED.findall(paper.abstract)):
             names.setdefault(name, set()).add(paper.paper_id)
     short = {name for paper in papers for name in INTRODUCED.findall(paper.abstract)} - set(names)
     for name in short:  # "(BIT)": short, so the paper's own only if no other paper uses it

@@ -105,6 +105,10 @@ def looks_coined(name: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]|\d|-", name))
 
 
+# A word of a query as names are written: "care-bn", "G&C".
+TOKEN = r"[\w-]+(?:&[\w-]+)*"
+
+
 class MetadataIndex:
     """Full author names, area/subarea labels and method names (`bm25.method_names`), each
     mapped to the ids of its papers."""
@@ -196,7 +200,7 @@ class MetadataIndex:
     def own_names(self, query: str) -> set[str]:
         """The words of the query that are some paper's own name (a title's, or one its
         paper introduces), in any case: another paper, not a premise about this one."""
-        tokens = set(re.findall(r"[\w-]+", query))
+        tokens = set(re.findall(TOKEN, query))
         return {t for t in tokens if self._typed({t}, query)}
 
     def mentioned(self, query: str, as_written: bool = False) -> list[str]:
@@ -206,7 +210,7 @@ class MetadataIndex:
         name only another paper's abstract uses does not name that paper ("What does FIRE report
         on ImageNet?" is not about the one paper that mentions ImageNet). Unless `as_written`, a
         paper's own name also matches in lower case ("summarize eugens")."""
-        tokens = set(re.findall(r"[\w-]+", query))
+        tokens = set(re.findall(TOKEN, query))
         named = [pid for name, pid in self.title_names.items() if name in tokens] or self._named(
             tokens
         )
