@@ -590,6 +590,24 @@ def test_a_second_proposal_an_enumeration_the_asked_verb_and_a_second_question()
     assert roles(listed.paper).detail.endswith("(2) a smoothed removal mechanism.")
 
 
+ANSWERED = Message(role="assistant", content="It names CIFAR-10 [1].")
+
+
+def test_what_about_another_paper_asks_the_last_question_again_of_it():
+    from rag.answer.conversation import asked_again
+
+    def own_names(text):
+        return {name for name in ("FIRE", "AnaCP", "EvA") if name in text}
+
+    history = [Message(role="user", content="what datasets does FIRE use"), ANSWERED]
+    for question in ("and what about AnaCP?", "how about AnaCP", "same for AnaCP", "and AnaCP?"):
+        assert asked_again(question, history, own_names) == "what datasets does AnaCP use"
+    assert asked_again("and what about its results?", history, own_names) is None  # no paper
+    assert asked_again("and FIRE?", history, own_names) is None  # the same paper
+    both = [Message(role="user", content="compare FIRE and EvA"), ANSWERED]
+    assert asked_again("and AnaCP?", both, own_names) is None  # which one it replaces is unclear
+
+
 def test_what_is_a_papers_name_asks_what_the_paper_proposes():
     assert classify("what is RLAF", named={"p1"}).shape == "contribution"
     assert classify("whats G&C exactly?", named={"p1"}).shape == "contribution"

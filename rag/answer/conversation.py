@@ -38,6 +38,30 @@ def standalone_question(
     return f"{earlier[-1]} {question}"
 
 
+# "and what about AnaCP?", "how about EvA", "same for FIRE", "and TSENOR?": the last question
+# asked again of another paper.
+ASKED_AGAIN = re.compile(
+    r"^\s*(?:(?:and|ok|so)\s+)?(?:(?:what|how)\s+about|same\s+(?:for|with)|and)\s+"
+    r"(?P<subject>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+def asked_again(question: str, history: list[Message], own_names) -> str | None:
+    """The last question of the `history` with its paper's name (the one name of a paper's own
+    it gives, by `own_names`) replaced by the one this question gives ("what does FIRE do",
+    then "and what about AnaCP?" -> "what does AnaCP do"); None when it is no such question."""
+    again = ASKED_AGAIN.match(question)
+    last = next((m.content for m in reversed(history) if m.role == "user"), "")
+    if not again or not last or len(again.group("subject").split()) > 4:
+        return None
+    before, now = own_names(last), own_names(again.group("subject"))
+    if len(before) != 1 or not now or before & now:
+        return None
+    (name,) = before
+    return re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", again.group("subject"), last)
+
+
 def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str] | None:
     """When a follow-up refers back ("which of those ..."), the papers the previous answer
     named by title; None when it does not refer back or named none. A follow-up choosing

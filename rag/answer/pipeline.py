@@ -13,6 +13,7 @@ from rag.answer.checks import Tools
 from rag.answer.context import focus, select
 from rag.answer.conversation import (
     Page,
+    asked_again,
     by_description,
     descriptions,
     fits_none,
@@ -260,6 +261,9 @@ class Answerer:
         subject ("How does FIRE keep its plasticity?") stands alone."""
         read = framed_right(latin(question), self._known_word)  # "Πnet", "papres"
         named = set(self.retriever.mentioned(read))
+        if named and (again := asked_again(read, history, self.retriever.metadata.own_names)):
+            asked = classify(again, named=named, tuning=self.tuning)  # its shape too
+            return asked.model_copy(update={"question": question})
         scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
         own_paper = False  # "the hazan one" after a list without Hazan: a paper of its own
         # "the rl one", "the microscopy one vs the sparse mask one": read abstracts only then

@@ -236,7 +236,7 @@ OTHER_WORK = re.compile(
 
 def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
     """The paper the question names and its sentence about other work that a "why is X <P>?"
-    (or "X does P, right?") question's premise matches best, sharing two or more of its words
+    (or "X does P, right?", "since X does P, ...") question's premise matches best, sharing two or more of its words
     (the names it gives and the title's words aside), more than any of the paper's own words do: the abstract says P of
     other work ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to
     M=4"; "RLAF imitates expert heuristics, right?" against "these policies outperform
@@ -244,7 +244,7 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     ("M=4") that the abstract writes only of other work is enough. None when P itself speaks of
     other work ("why does X beat existing methods?") or sets X against it ("why does X avoid
     gradient-based perturbations?")."""
-    match = why_claim(question) or WHY_IS.search(question)
+    match = why_claim(question) or GIVEN.search(question) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
     claimed = match.group("claim") if match else ""
     if not match or not source or OTHER_WORK.search(claimed.lower()) or BEYOND.search(claimed):
