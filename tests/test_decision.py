@@ -462,6 +462,10 @@ def test_a_claim_put_up_to_confirm_is_checked_against_what_the_paper_says_of_oth
     assert (
         said_of_others("why does solvo outperform expert handcrafted heuristics", [solver]) is None
     )
+    faster = "why are solvo policies faster than expert handcrafted heuristics"
+    assert said_of_others(faster, [solver]) is None
+    more = named(source(3, "SOLVO: Guidance", "We get more than a 2x speedup on larger problems."))
+    assert said_of_others("since solvo speeds up larger problems, how much?", [more]) is None
     limited = "Existing methods either fail to scale or are restricted to M=4."
     masks = named(source(2, "MASKER: Fast Masks", f"{limited} Our solver scales to any N:M."))
     assert said_of_others("Why is the MASKER solver limited to M=4 patterns?", [masks]) == (

@@ -486,7 +486,7 @@ def topic_of(text: str) -> set[str]:
     ("which papers"), question words or framing verbs ("deal with", "anything on"); a
     hyphenated compound counts as one word too ("trade-off" is "tradeoff")."""
     text = unframed(text)
-    return (stems(text) | joined_compounds(text)) - FRAME | headed(text)
+    return ((stems(text) | joined_compounds(text)) - FRAME) | headed(text)
 
 
 # A frame word that heads a compound names a topic: "neural architecture search", "tree search"
@@ -551,10 +551,13 @@ def alternatives_of(text: str) -> list[str]:
     return list(dict.fromkeys(parts + closed))
 
 
+SLASH = re.compile(r"(?<!\bw)/")  # not the "/" of "w/"
+
+
 def distributed(text: str) -> list[str]:
     """A "/" series of single words ("query an expert / oracle / human while learning") as the
     phrases it stands for: what comes before its first word goes with each ("query an oracle",
-    "query an human while learning"). None when the text has no such series."""
+    "query an human while learning"); empty when the text has no such series."""
     parts = [part.split() for part in SLASH.split(text)]
     if len(parts) < 3 or any(len(middle) != 1 for middle in parts[1:-1]) or len(parts[0]) < 2:
         return []
@@ -562,7 +565,6 @@ def distributed(text: str) -> list[str]:
     return [" ".join(parts[0])] + [f"{before} {' '.join(part)}" for part in parts[1:]]
 
 
-SLASH = re.compile(r"(?<!\bw)/")
 # "ideas from neuroscience - synapses, hebbian rules, hippocampus, spiking neurons etc": a topic,
 # then examples of it ending in "etc", each an alternative.
 ETC = re.compile(r"\betc\b\.?", re.IGNORECASE)

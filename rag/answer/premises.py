@@ -247,7 +247,8 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     match = why_claim(question) or GIVEN.search(question) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
     claimed = match.group("claim") if match else ""
-    if not match or not source or OTHER_WORK.search(claimed.lower()) or BEYOND.search(claimed):
+    compares = BEYOND.search(claimed) or re.search(r"\bthan\b", claimed, re.IGNORECASE)
+    if not match or not source or OTHER_WORK.search(claimed.lower()) or compares:
         return None
     if DENIES.search(claimed) or AVOIDS.search(claimed):
         return None  # "why does X avoid gradient-based perturbations": what others do, it doesn't
@@ -268,9 +269,9 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
 
 
 # What the paper is set against within its own sentence: "outperform expert-supervised
-# approaches", "faster than existing solvers".
+# approaches", "compared to existing solvers" (not "more than a 2x speedup").
 BEYOND = re.compile(
-    r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|than|unlike|compared (?:to|with)|"
+    r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|unlike|compared (?:to|with)|"
     r"in contrast to|as opposed to)\b",
     re.IGNORECASE,
 )
@@ -278,7 +279,7 @@ BEYOND = re.compile(
 
 def sides(sentence: str) -> tuple[str, str]:
     """The sentence split into what it says of the paper and what of other work: all of it of
-    other work, or what follows "outperform ..." or "than ...", or none."""
+    other work, or what follows "outperform ..." or "compared to ...", or none."""
     if of_others(sentence):
         return "", sentence
     beyond = BEYOND.search(sentence)
