@@ -502,6 +502,7 @@ def test_search_heading_a_compound_is_a_topic_and_searching_for_papers_is_not():
         "search",
     }
     assert classify("search for papers on pruning").topic == {"prune"}
+    assert classify("any sparsity papers").topic == {"sparsiti"}  # the frame holds the topic
     assert classify("anything on search?").topic == set()
 
 

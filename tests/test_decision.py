@@ -447,6 +447,24 @@ def test_a_follow_ups_premise_and_the_papers_own_finding_decide_which_way_it_goe
     assert reversed_premise(easier, [states]) == (states, found)
 
 
+def test_losing_to_something_is_doing_worse_and_how_does_x_p_is_denied_by_a_verb_negation():
+    from rag.answer.premises import contradicted, reversed_premise
+
+    result = "We show that folding typically outperforms pruning in accuracy."
+    folding = source(1, "Folding", f"Pruning is popular. {result}")
+    assert reversed_premise("why does folding always lose to pruning", [folding]) == (
+        folding,
+        result,
+    )
+    assert reversed_premise("why does folding lose less accuracy than pruning", [folding]) is None
+    keeps = "Importantly, CaRe-BN does not alter inference, preserving its energy efficiency."
+    stabilizes = "CaRe-BN stabilizes training without disrupting the RL training process."
+    care = named(source(2, "CaRe-BN: Statistics", f"{stabilizes} {keeps}"))
+    changes = "How does CaRe-BN change the inference procedure to save energy?"
+    assert contradicted(changes, [care]) == (care, keeps)
+    assert contradicted("how does CaRe-BN stabilize RL training", [care]) is None
+
+
 def test_a_claim_put_up_to_confirm_is_checked_against_what_the_paper_says_of_others():
     """ "X does P, right?" where the abstract says P of what X beats; a setting ("M=4") the
     abstract writes only of other work."""

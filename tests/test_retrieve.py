@@ -59,7 +59,8 @@ def test_authors_and_asked_for_labels_are_found_in_questions():
 
 def test_a_surname_written_as_a_name_calls_its_one_paper():
     """ "Tönshoff and Grohe's SAT paper" (or "Tonshoff", as typed) is their paper; a surname of
-    several papers' authors ("Kane"), a short one ("Mei") or one in lower case is no paper."""
+    several papers' authors ("Kane"), a short one ("Mei") or one in lower case is no paper,
+    unless "et al" follows it."""
     index = MetadataIndex(
         [
             Paper(
@@ -82,6 +83,7 @@ def test_a_surname_written_as_a_name_calls_its_one_paper():
     assert index.mentioned("What does Kane show?") == []
     assert index.mentioned("What does Mei show?") == []
     assert index.mentioned("what does grohe show") == []
+    assert index.mentioned("the grohe et al paper") == ["p3"]  # "et al" says it is a surname
 
 
 def paper(pid: str, title: str, abstract: str = "x") -> Paper:

@@ -91,9 +91,11 @@ FOCUS = re.compile(
 
 
 def unframed(text: str) -> str:
-    """The question without its list frame ("which papers"), a framing "contrast", or how
-    central its topic must be (FOCUS)."""
-    return FOCUS.sub(" ", CONTRAST.sub(" ", LIST_FRAME.sub(" ", text)))
+    """The question without its list frame ("which papers"; not when the frame holds the topic:
+    "any pinn papers"), a framing "contrast", or how central its topic must be (FOCUS)."""
+    listed = LIST_FRAME.sub(" ", text)
+    listed = listed if stems(listed) - FRAME else text
+    return FOCUS.sub(" ", CONTRAST.sub(" ", listed))
 
 
 # Follow-ups: words that point back at the conversation.

@@ -37,8 +37,13 @@ SAID_WHY = re.compile(
     re.IGNORECASE,
 )
 
-# "Why does X <P>?" of what X does (not "why is P needed": its reason may be what is not so).
-WHY_DOES = re.compile(LEADING + r"why\s+(?:does|do|did)\s+(?P<claim>.+)", re.IGNORECASE)
+# A verb denied: "does not alter", "cannot emerge", "never uses".
+NOT_DOES = re.compile(
+    r"\b(?:not(?! only\b)|never|cannot|fail(?:s|ed)? to|unable to)\b|n't\b", re.IGNORECASE
+)
+# "Why does X <P>?", "how does X <P>?" of what X does (not "why is P needed": its reason may be
+# what is not so).
+WHY_DOES = re.compile(LEADING + r"(?:why|how)\s+(?:does|do|did)\s+(?P<claim>.+)", re.IGNORECASE)
 
 
 # "P, right?", "P, correct? what is ...": a claim put up for the reader to confirm.
@@ -73,14 +78,16 @@ def said_of(source: Source, claim: str) -> bool:
 # x104): "NC cannot emerge under decoupled weight decay" is 3 words from "decoupled".
 def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[Source, str] | None:
     """The paper and its sentence that deny what a "why does X conclude that P?" question takes
-    for granted, or a "why does X <P>?" question of the paper it names: a sentence using two or
+    for granted, or a "why/how does X <P>?" question of the paper it names: a sentence using two or
     more of P's words with a negation governing one of them ("NC cannot emerge under decoupled
     weight decay" against "... decoupled weight decay speeds up the emergence of NC"; "without
     gradient-based training" against "why does AnaCP need gradient-based fine-tuning"), while P
     itself denies and avoids nothing. None otherwise."""
-    match, papers = why_claim(question), sources
+    match, papers, denies = why_claim(question), sources, DENIES
     if not match and (match := WHY_DOES.search(question)):  # "why does X need P": X's abstract
         papers = [s for s in sources if s.named and said_of(s, match.group("claim"))][:1]
+        if match.group().lower().lstrip().startswith("how"):  # "how does X change inference":
+            denies = NOT_DOES  # "X does not alter inference", not "without disrupting training"
     premise = SECOND_ASK.split(match.group("claim"))[0] if match else ""
     if not match or DENIES.search(premise) or AVOIDS.search(premise):
         return None
@@ -90,7 +97,7 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
             shared = len(claim & stems(sentence))
             governed = (
                 stems(" ".join(sentence[negation.end() :].split()[:span]))
-                for negation in DENIES.finditer(sentence)
+                for negation in denies.finditer(sentence)
             )
             if shared >= 2 and any(claim & words for words in governed):
                 denials.append((shared, place, source, sentence))
@@ -136,8 +143,12 @@ SIMILARITY = re.compile(r"\bsimilarit(?:y|ies)\b", re.IGNORECASE)
 
 
 def measure(text: str) -> str:
-    """The text with what it measures read as no direction ("higher similarity scores")."""
-    return SIMILARITY.sub("affinity", text)
+    """The text with what it measures read as no direction ("higher similarity scores"), and
+    losing to something as doing worse ("folding loses to pruning"; not "loses less")."""
+    return LOSES_TO.sub("worse than", SIMILARITY.sub("affinity", text))
+
+
+LOSES_TO = re.compile(r"\blos(?:e|es|t|ing) (?:out )?to\b", re.IGNORECASE)
 
 
 # "no matter which optimizer", "regardless of the optimizer": the same whatever it is, no denial.
@@ -184,21 +195,22 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     first) is read."""
     match = why_claim(question) or GIVEN.search(question) or PREMISE.search(question)
     premise = WHATEVER.sub("regardless", match.group("claim")) if match else ""
-    if not match or DENIES.search(premise):
+    source = next((s for s in sources if s.named), sources[0] if sources else None)
+    if not match or DENIES.search(premise) or source is None:
         return None
-    claim = read(measure(premise)) | ({"better"} if IMPROVES.search(premise) else set())
+    defined = abbreviations([source.paper])  # "G&C" as the abstract defines it
+    claim = read(measure(spelled_within(premise, defined)))
+    claim |= {"better"} if IMPROVES.search(premise) else set()
     claim |= {DIMENSIONS[word] for word in claim if word in DIMENSIONS}
     measured = claim & set(DIMENSIONS.values())
     said = [(same, other) for same, other in DIRECTIONS if claim & same]
     if not said:
         return None
     claim -= set().union(*(one | two for one, two in DIRECTIONS))
-    source = next((s for s in sources if s.named), sources[0] if sources else None)
-    if source is None:
-        return None
-    subject = read(premise.split()[0]) & claim if premise.split() else set()
+    subject = (
+        read(spelled_within(premise.split()[0], defined)) & claim if premise.split() else set()
+    )
     best_for, best_against = (False, False, 0, -1), (False, False, 0, -1, "")
-    defined = abbreviations([source.paper])
     for place, sentence in enumerate(split_sentences(source.paper.abstract)):  # "as hard as":
         words = read(
             spelled_within(AS_AS.sub(r"equally \1", measure(sentence)), defined)

@@ -173,12 +173,13 @@ class MetadataIndex:
 
     def _by_surname(self, query: str) -> list[str]:
         """The papers whose author's surname the query writes capitalised ("Tönshoff and
-        Grohe's SAT paper", "Tonshoff" too), one paper's only and no English word ("Long")
-        nor shorter than 4 letters ("Li"), once per surname."""
+        Grohe's SAT paper", "Tonshoff" too) or before "et al" ("saukh et al"), one paper's only
+        and no English word ("Long") nor shorter than 4 letters ("Li"), once per surname."""
         papers = []
         # 4 letters at least: the seeds' shorter surnames ("Li", "Mei", "Kim") are shared by
         # several papers or too short to tell from other words
-        for token in dict.fromkeys(re.findall(r"\b[A-Z][^\W\d_]{3,}", query)):
+        written = re.findall(r"\b[A-Z][^\W\d_]{3,}|\b[^\W\d_]{4,}(?=\s+et\.?\s+al\b)", query)
+        for token in dict.fromkeys(written):  # "Saukh", "saukh et al"
             key = unaccented(token.casefold())
             own = self.surnames.get(key, set())
             if len(own) == 1 and not (self.is_word and self.is_word(key)):
