@@ -170,6 +170,31 @@ def test_sentences_of_papers_the_leader_clearly_outranks_are_dropped():
     verdicts = LedPapers().run(review)
     assert reasons(verdicts) == [Reason.LED] and verdicts[0].papers == [2]
     assert [s.citations for s in review.sentences] == [[1]]
+    both = review_of(
+        classify("How do graph attacks work?"),
+        [leader, CLUSTERS],
+        [claim("Attacks lower accuracy; views are imputed.", 1, 2), claim("Views are imputed.", 2)],
+    )
+    LedPapers().run(both)  # a sentence citing the leader too stays
+    assert [s.citations for s in both.sentences] == [[1, 2]]
+
+
+class EmptiesAll(Check):
+    """A check written for this test: it repairs every sentence away."""
+
+    name = "empties_all"
+
+    def run(self, review: Review) -> list:
+        review.sentences = []
+        return [self.verdict("repair", Reason.LED)]
+
+
+def test_an_answer_the_repairs_leave_empty_is_declined_not_shown_empty():
+    tools = Tools(WordsEmbedder(), NoMetadata(), AnswerTuning(), lambda: None)
+    draft = Draft(intent=classify("How do graph attacks work?"), backend="test", can_judge=False)
+    raw = "Robust Graph Attacks lowers node classification accuracy on citation graphs [1]."
+    answer = Checker(tools, (*CHECKS, EmptiesAll())).check(raw, [GRAPHS], draft)
+    assert answer.abstained and answer.reason == Reason.NO_SUPPORT and answer.text
 
 
 def test_a_paper_that_ignores_the_question_key_word_is_rejected_unless_named():

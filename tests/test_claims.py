@@ -78,6 +78,7 @@ PRICER = source(
         ("models + datasets in the REINIT paper?", "names"),
         ("Which architectures and datasets was REINIT benchmarked on?", "names"),
         ("reinit - which architectures n datasets", "names"),
+        ("models/datasets in the reinit paper?", "names"),
         ("what archs were used in the folding vs pruning study, and which datasets", "names"),
         ("how does the folding vs pruning study compare to REINIT", "comparison"),
         ("the folding paper vs the pruning study", "comparison"),

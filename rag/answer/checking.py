@@ -20,7 +20,7 @@ from rag.answer.checks.withheld import Withheld
 from rag.answer.draft import Draft, abstention
 from rag.answer.prompts import without_prompt_format
 from rag.answer.support import attach_evidence
-from rag.answer.verdict import Verdict
+from rag.answer.verdict import Reason, Verdict
 from rag.models import Answer, Source
 
 # In order: repairs of citations, then support, then what a small model's drafts need.
@@ -59,6 +59,9 @@ class Checker:
                 draft.record(verdict)
             if ending := self._ending(review, verdicts):
                 return self._declined(review, ending, dropped)
+        if not review.sentences:  # the repairs left nothing to show: no empty answer
+            emptied = Verdict(check="checks", outcome="decline", reason=Reason.NO_SUPPORT)
+            return self._declined(review, [emptied], dropped)
         citations = cite.renumber(review.sentences, sources)
         attach_evidence(citations, review.evidence)
         return draft.answer(

@@ -241,7 +241,7 @@ NAMES_ASK = re.compile(
     r"evaluat\w*|test\w*|tried|validat\w*|run|ran|trained|benchmark\w*|experiment\w*)\b"
     r"|\b(what|which)\s+(models?|architectures?|archs?|backbones?)\s+(does|do|did|is|are|was|were)\b"
     r"|\b(what|which)\s+(architectures|archs|backbones)\b"
-    r"|^(?!.*\bhow many\b).*\b(models?|architectures?|archs?|llms?|backbones?)\s*(and|n|\+|&)\s*"
+    r"|^(?!.*\bhow many\b).*\b(models?|architectures?|archs?|llms?|backbones?)\s*(and|n|\+|&|/)\s*"
     r"(datasets?|benchmarks?|tasks?)\b"
     r"|\b(names? of|which specific|(which|what)( (were|are|was|is) the)? (two|three|four|five|six|"
     r"\d+))\b[\w -]{0,30}?"

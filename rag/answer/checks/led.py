@@ -24,5 +24,8 @@ class LedPapers(Check):
     def run(self, review: Review) -> list:
         if not review.prose or not (led := led_papers(review)):
             return []
-        review.sentences = [s for s in review.sentences if not led & set(s.citations)]
+        best = most_relevant(review.sources)  # a sentence citing it too stays
+        review.sentences = [
+            s for s in review.sentences if best in s.citations or not led & set(s.citations)
+        ]
         return [self.verdict("repair", Reason.LED, papers=sorted(led))]
