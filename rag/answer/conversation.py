@@ -53,6 +53,7 @@ def asked_again(question: str, history: list[Message], own_names) -> str | None:
     then "and what about AnaCP?" -> "what does AnaCP do"); None when it is no such question."""
     again = ASKED_AGAIN.match(question)
     last = next((m.content for m in reversed(history) if m.role == "user"), "")
+    # a paper called by name ("the AnaCP paper"), not a question of its own: 4 words at most
     if not again or not last or len(again.group("subject").split()) > 4:
         return None
     before, now = own_names(last), own_names(again.group("subject"))

@@ -120,6 +120,9 @@ def roles(paper, verb: str = "") -> Roles:
     if detail and at + 2 < len(sentences) and ENUMERATED.match(sentences[at + 2]):
         detail = f"{detail} {sentences[at + 2]}"  # "(1) a module ... (2) a mechanism ..."
     result = after[-1] if after else ""
+    # a second proposal comes within two sentences of detail after the first (on the seeds,
+    # sentences counted from 0: the bilevel paper's 3 -> 5, the microscopy paper's 3 -> 4, HTI's
+    # 2 -> 4)
     also = [
         s
         for s in sentences[at + 1 : at + 4]
