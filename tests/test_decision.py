@@ -463,6 +463,10 @@ def test_losing_to_something_is_doing_worse_and_how_does_x_p_is_denied_by_a_verb
     changes = "How does CaRe-BN change the inference procedure to save energy?"
     assert contradicted(changes, [care]) == (care, keeps)
     assert contradicted("how does CaRe-BN stabilize RL training", [care]) is None
+    others = "Standard resets of weights are hard to tune: they fail to restore plasticity."
+    fire = named(source(3, "FIRE: Resets", f"{others} FIRE balances stability and plasticity."))
+    balances = "How does FIRE balance stability and plasticity when it resets weights?"
+    assert contradicted(balances, [fire]) is None  # other work's failure denies nothing of FIRE
 
 
 def test_a_claim_put_up_to_confirm_is_checked_against_what_the_paper_says_of_others():

@@ -81,8 +81,8 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
     for granted, or a "why/how does X <P>?" question of the paper it names: a sentence using two or
     more of P's words with a negation governing one of them ("NC cannot emerge under decoupled
     weight decay" against "... decoupled weight decay speeds up the emergence of NC"; "without
-    gradient-based training" against "why does AnaCP need gradient-based fine-tuning"), while P
-    itself denies and avoids nothing. None otherwise."""
+    gradient-based training" against "why does AnaCP need gradient-based fine-tuning"), not one
+    about other work, while P itself denies and avoids nothing. None otherwise."""
     match, papers, denies = why_claim(question), sources, DENIES
     if not match and (match := WHY_DOES.search(question)):  # "why does X need P": X's abstract
         papers = [s for s in sources if s.named and said_of(s, match.group("claim"))][:1]
@@ -94,6 +94,8 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
     claim, denials = stems(premise), []
     for source in papers:
         for place, sentence in enumerate(split_sentences(source.paper.abstract)):
+            if of_others(sentence):  # "Standard resets ... fail to restore plasticity"
+                continue
             shared = len(claim & stems(sentence))
             governed = (
                 stems(" ".join(sentence[negation.end() :].split()[:span]))
