@@ -467,6 +467,10 @@ def test_losing_to_something_is_doing_worse_and_how_does_x_p_is_denied_by_a_verb
     fire = named(source(3, "FIRE: Resets", f"{others} FIRE balances stability and plasticity."))
     balances = "How does FIRE balance stability and plasticity when it resets weights?"
     assert contradicted(balances, [fire]) is None  # other work's failure denies nothing of FIRE
+    free = "Our attack EvA works with any model, eliminating the need for a proxy loss."
+    eva = named(source(4, "EvA: Attacks", free))
+    assert contradicted("Why does EvA need a proxy loss?", [eva]) == (eva, free)
+    assert contradicted("how does EvA avoid the need for a proxy loss", [eva]) is None
 
 
 def test_a_claim_put_up_to_confirm_is_checked_against_what_the_paper_says_of_others():

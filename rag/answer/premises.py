@@ -20,8 +20,13 @@ LEADING = (
     r"^\s*(?:(?:so|but|and|ok(?:ay)?|then|wait|hmm+),?\s+)*"
     r"(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"
 )
-# Words that deny what follows them: a negation, and the verbs that say it cannot be.
-DENIES = re.compile(rf"{NEGATION.pattern}|\b(cannot|fail(?:s|ed)? to|unable to)\b", re.IGNORECASE)
+# Words that deny what follows them: a negation, the verbs that say it cannot be, and those that
+# say it is not needed ("eliminating the need for a differentiable proxy loss").
+DENIES = re.compile(
+    rf"{NEGATION.pattern}|\b(cannot|fail(?:s|ed)? to|unable to)\b"
+    r"|\b(?:eliminat|remov|obviat|avoid)\w* the need (?:for|of)\b",
+    re.IGNORECASE,
+)
 # "Why does X conclude that P?" takes P for granted.
 WHY_CLAIM = re.compile(
     LEADING + r"why\s+(?:does|did|do|is|was|would)\b.+?\b(?:conclude|find|found|show|claim|argue|"
