@@ -255,9 +255,9 @@ OTHER_WORK = re.compile(
 
 def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
     """The paper the question names and its sentence about other work that a "why is X <P>?"
-    (or "X does P, right?", "since X does P, ...") question's premise matches best, sharing two or more of its words
-    (the names it gives and the title's words aside), more than any of the paper's own words do: the abstract says P of
-    other work ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to
+    (or "X does P, right?", "since X does P, ...") question's premise matches best, sharing two
+    or more of its words (the names it gives and the title's words aside), more than any of the
+    paper's own words do: the abstract says P of other work ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to
     M=4"; "RLAF imitates expert heuristics, right?" against "these policies outperform
     expert-supervised approaches based on handcrafted heuristics"). A setting the premise states
     ("M=4") that the abstract writes only of other work is enough. None when P itself speaks of
@@ -266,7 +266,7 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     match = why_claim(question) or GIVEN.search(question) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
     claimed = match.group("claim") if match else ""
-    compares = BEYOND.search(claimed) or re.search(r"\bthan\b", claimed, re.IGNORECASE)
+    compares = BEYOND.search(claimed) or THAN.search(claimed)  # "why is X faster than Y"
     if not match or not source or OTHER_WORK.search(claimed.lower()) or compares:
         return None
     if DENIES.search(claimed) or AVOIDS.search(claimed):
@@ -294,6 +294,9 @@ BEYOND = re.compile(
     r"in contrast to|as opposed to)\b",
     re.IGNORECASE,
 )
+
+
+THAN = re.compile(r"\bthan\b", re.IGNORECASE)
 
 
 def sides(sentence: str) -> tuple[str, str]:
