@@ -88,7 +88,8 @@ ASKS_FOR_FIGURE = re.compile(
     r"(?:\band|,)\s+how (?:many|much)\b"
     r"|^(?:[^,?]{0,40},\s*)?(?:(?:on|in|for|across|at|to|from|with|by) )?"
     r"(?:how (?:many|much|large|big|small|fast|long|often)|by how much|up to what|"
-    r"what (?:is |are |was )?(?:the )?(?:[\w-]+ ){0,3}?(?P<measure>speedup|accuracy|error rate|"
+    r"what(?:'?s | (?:is |are |was )?)(?:the )?(?:[\w'’-]+ ){0,3}?(?P<measure>speedup|accuracy|"
+    r"error rate|"
     r"percentage|gain|improvement|reduction|perplexity|learning rate|number of|proportion))\b",
     re.IGNORECASE,
 )
@@ -124,6 +125,35 @@ def asked_figure(question: str) -> set[str] | None:
     if counted := COUNTED.search(question):
         return stems(counted.group(1))
     return set(NAMED_MEASURES.get((asked.group("measure") or "").lower(), set()))
+
+
+# "BIT's word error rate on imagined speech", "what gain on ImageNet-100 does ...": what the
+# figure is asked of, right after what it counts (not "how many runs did the study on optimizers
+# do", which says which paper); words any figure sentence of an abstract is about aside.
+SCOPED = re.compile(
+    r"\s+(?:on|for|under|during)\s+(?P<scope>(?:[\w'’-]+\s*?){1,4}?)(?=\s+(?:does|do|did|is|are|"
+    r"was|were|has|have|had|in|of|compared|than|specifically|exactly)\b|\s*[,?;.]|\s*$)",
+    re.IGNORECASE,
+)
+ANY_SCOPE = stems(
+    "experiment evaluation average benchmark dataset data task paper abstract work study method "
+    "model setting test result specifically exactly approximately roughly overall total"
+)
+
+
+def figure_scope(question: str) -> set[str]:
+    """The stems of what a figure question asks the figure of ("on imagined speech" ->
+    {"imagin", "speech"}); empty when it asks for no figure or says no more than what it
+    counts."""
+    asked = ASKS_FOR_FIGURE.search(question)
+    scoped = asked and SCOPED.match(question, asked.end())
+    return stems(scoped.group("scope")) - ANY_SCOPE if scoped else set()
+
+
+def of_scope(sentence: str, scope: set[str], title: str = "") -> bool:
+    """Whether the sentence speaks of all of the scope, the paper's title words aside (a figure
+    of BIT's attempted speech does not say how it does on imagined speech)."""
+    return scope - stems(title) <= stems(sentence)
 
 
 def figure_words(text: str, title: str = "") -> set[str]:

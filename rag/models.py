@@ -152,7 +152,9 @@ class Answer(BaseModel):
         default_factory=list,
         description="The codes of every check that declined, dropped a paper, repaired or noted.",
     )
-    fallback_from: str | None = Field(None, description="The backend that failed, if any.")
+    fallback_from: str | None = Field(
+        None, description="The backend that failed, or whose draft was withheld, if any."
+    )
     dropped_citations: int = 0
     latency_s: float = 0.0
     ttft_s: float | None = None

@@ -709,6 +709,61 @@ def test_a_follow_up_comparing_it_with_a_described_paper_compares_both(extractiv
     }
 
 
+def test_a_follow_up_comparison_finds_the_other_paper_it_names_or_describes(extractive):
+    """ "how does it compare to the gauss-newton / grokking paper": the paper before and the one
+    the description fits, though the conversation never named it; "how does that compare to
+    SAFA-SNN": "that" is the paper before."""
+    for before, asked, question, other in [
+        (
+            "what's the paper on separable neural networks about?",
+            (
+                "'Separable Neural Networks: Approximation Theory, NTK Regime, and "
+                "Preconditioned Gradient Descent' proves SepNNs are universal approximators."
+            ),
+            "how does it compare to the gauss-newton / grokking paper",
+            (
+                "On the Convergence Behavior of Preconditioned Gradient Descent Toward the Rich "
+                "Learning Regime"
+            ),
+        ),
+        (
+            "what does AnaCP propose?",
+            (
+                "'AnaCP: Toward Upper-Bound Continual Learning via Analytic Contrastive "
+                "Projection' keeps the efficiency of analytic classifiers."
+            ),
+            "how does that compare to SAFA-SNN",
+            "SAFA-SNN",
+        ),
+    ]:
+        history = [Message(role="user", content=before), Message(role="assistant", content=asked)]
+        _, answer = run(extractive, question, history=history)
+        first = asked.split("'")[1].split(":")[0]
+        assert not answer.abstained and title_names(answer) == {first, other}, question
+
+
+def test_a_figure_asked_of_something_its_sentence_does_not_speak_of_is_not_stated(extractive):
+    """BIT's abstract gives its word error rate, not on imagined speech."""
+    _, answer = run(extractive, "whats BIT's word error rate on imagined speech specifically")
+    assert answer.abstained and answer.reason == Reason.NO_FIGURE
+    _, answer = run(extractive, "what's BIT's word error rate?")
+    assert not answer.abstained and "10.22%" in answer.text
+
+
+def test_a_technique_a_since_clause_takes_for_granted_is_checked(extractive):
+    """SAFA-SNN uses "a gradient-free technique", no surrogate gradients; BIT is "trained with
+    contrastive learning" in a sentence that also names the prior method it improves on."""
+    question = (
+        "Since SAFA-SNN relies on surrogate gradients to backpropagate through spikes, which "
+        "surrogate function does it use?"
+    )
+    _, answer = run(extractive, question)
+    assert answer.abstained and answer.reason == Reason.NOT_STATED
+    question = "Since BIT uses contrastive learning for alignment, which LLMs does it pair with?"
+    _, answer = run(extractive, question)
+    assert not answer.abstained and "audio large language models" in answer.text
+
+
 def test_a_list_offering_alternatives_lists_the_papers_answering_either(answerer_with):
     """ "sharpness / flat minima": the papers that speak of sharpness, though none of flat
     minima; "trade-off" is the "tradeoff" FIRE writes."""

@@ -331,6 +331,23 @@ def test_a_question_asking_for_a_figure_says_what_it_counts(question, counted):
     assert asked_figure(question) == counted
 
 
+@pytest.mark.parametrize(
+    ("question", "scope"),
+    [
+        ("whats BIT's word error rate on imagined speech specifically", {"imagin", "speech"}),
+        ("What gain on ImageNet-100 does the variable similarity method report?", {"imagenet"}),
+        ("How many training runs did the study on optimizers and neural collapse do?", set()),
+        ("On average, how much more does the attack on graphs reduce accuracy?", set()),
+        ("What accuracy on the benchmarks does FIRE report?", set()),
+        ("What does AnaCP propose for continual learning?", set()),
+    ],
+)
+def test_a_figure_question_says_what_it_asks_the_figure_of(question, scope):
+    from rag.figures import figure_scope
+
+    assert figure_scope(question) == scope
+
+
 def test_a_figure_answers_how_many_only_next_to_what_is_counted():
     from rag.figures import answers_figure
 

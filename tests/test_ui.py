@@ -285,10 +285,21 @@ def test_the_label_says_what_wrote_the_answer_in_the_readers_words():
     assert render.badge(venue) == "the paper's metadata · no model"
     declined = Answer(question="q", text="t", backend="local", abstained=True, latency_s=0.01)
     assert render.badge(declined) == "declined before any model ran · no model"
-    fallback = Answer(question="q", text="t", backend="extractive", fallback_from="local", ttft_s=2)
+    fallback = Answer(
+        question="q",
+        text="t",
+        backend="extractive",
+        fallback_from="local",
+        ttft_s=2,
+        reasons=["backend_failed"],
+    )
     assert (
         render.badge(fallback)
         == "⚠ sentences from the abstracts · no model · the local model failed"
+    )
+    withheld = fallback.model_copy(update={"reasons": ["extracted"]})  # the model ran
+    assert render.badge(withheld) == (
+        "sentences from the abstracts · no model · the local model's draft withheld"
     )
 
 

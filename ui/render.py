@@ -7,6 +7,7 @@ which renders it and cannot run scripts."""
 import html
 import re
 
+from rag.answer.verdict import Reason
 from rag.export import escape, markdown, outside_math, plain_latex
 from rag.models import Answer, Source, normalize_text
 from rag.sentences import split_sentences
@@ -82,14 +83,17 @@ def stopped_md(draft: str) -> str:
 
 def badge(answer: Answer) -> str:
     """What wrote the answer, in the reader's words, and how long it took when a model ran:
-    "local model · 3.1 s", "list of papers · no model"; ⚠ when it stood in for a failed one."""
+    "local model · 3.1 s", "list of papers · no model"; ⚠ when it stood in for a failed one,
+    and the model named when its draft was withheld as unsupported."""
     writer, is_model = WRITERS.get(answer.backend, (answer.backend, True))
     if answer.abstained and answer.ttft_s is None:  # declined before any text was written
         writer, is_model = "declined before any model ran", False
     ran = f"{answer.latency_s:.1f} s" if is_model else "no model"
     if answer.fallback_from:
-        failed = WRITERS.get(answer.fallback_from, (answer.fallback_from, True))[0]
-        return f"⚠ {writer} · {ran} · the {failed} failed"
+        other = WRITERS.get(answer.fallback_from, (answer.fallback_from, True))[0]
+        if Reason.BACKEND_FAILED not in answer.reasons:  # it ran; its draft had no support
+            return f"{writer} · {ran} · the {other}'s draft withheld"
+        return f"⚠ {writer} · {ran} · the {other} failed"
     return f"{writer} · {ran}"
 
 

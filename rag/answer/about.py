@@ -13,7 +13,7 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.intent import DETAIL_PHRASES, FRAME, Intent, joined_compounds, states_detail
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
-from rag.answer.premises import DENIES, OTHERS_NAMED, SET_AGAINST, of_others, settings
+from rag.answer.premises import DENIES, OTHERS_NAMED, SET_AGAINST, led_by_others, settings
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import metadata_sentence, split_sentences, stems
@@ -77,6 +77,15 @@ WHAT_USED = re.compile(
 )
 
 
+# "Since X relies on T to ..., which ...?" states it as the reason for the question.
+SINCE_USES = re.compile(
+    r"^\s*(?:since|because|given(?: that)?|as)\s+.+?\b(?:uses?|using|rel(?:y|ies) on|relying on|"
+    r"employs?|leverages?|builds? on|is based on)\s+"
+    r"(?P<what>.+?)(?:\s+(?:to|for|in|into|when|so|as|with|on|at|during|while)\b|[,?.!]|$)",
+    re.IGNORECASE,
+)
+
+
 def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str]:
     """The technique a "how does X use T ...?" ("what T does X use?", "how does X train T",
     "... with T") question takes for granted, when X's text uses less than half of T's
@@ -86,7 +95,10 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     premise, answered by saying so ("reinforcement learning from human feedback" of a paper
     that only says "reinforcement learning")."""
     match = (
-        USES.search(intent.text) or WHAT_USED.search(intent.text) or DONE_WITH.search(intent.text)
+        USES.search(intent.text)
+        or WHAT_USED.search(intent.text)
+        or DONE_WITH.search(intent.text)
+        or SINCE_USES.search(intent.text)
     )
     if not match or lexicon is None:
         return []
@@ -116,7 +128,7 @@ def own_words(source: Source, span: int = 4) -> set[str]:
     read as their words, as `words_of` reads them."""
     words = stems(source.paper.title)
     for sentence in split_sentences(source.paper.abstract):
-        if of_others(sentence):
+        if led_by_others(sentence):
             continue
         sentence = OTHERS_NAMED.sub("", SET_AGAINST.sub("", sentence))  # "and existing X attacks"
         denied = set().union(

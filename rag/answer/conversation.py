@@ -84,6 +84,21 @@ def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str
     return latest or None
 
 
+# "how does it compare to the grokking paper", "how does that stack up against SAFA-SNN": a
+# follow-up comparing the paper before with another, named or described after the verb.
+COMPARED_TO = re.compile(
+    r"\b(?:compare[sd]?|stacks? up|differs?|different)\s+(?:to|with|w/|from|against)\s+"
+    r"(?P<other>[^?.;]+)",
+    re.IGNORECASE,
+)
+
+
+def compared_to(question: str) -> str | None:
+    """The other paper of a follow-up comparison, as the question names or describes it."""
+    match = COMPARED_TO.search(question)
+    return match.group("other").strip() if match else None
+
+
 # Words of "the <words> one" that say which, not what: "the first one", "the same one".
 DESCRIBED = re.compile(DESCRIBED_ONE, re.IGNORECASE)
 NO_DESCRIPTION = set(

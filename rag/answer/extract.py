@@ -4,7 +4,7 @@ source, chosen here by the answer rules; `rag.llm.extractive` only writes them o
 import numpy as np
 
 from rag.answer.intent import Intent
-from rag.figures import answers_figure, figure_words
+from rag.figures import answers_figure, figure_words, of_scope
 from rag.models import Source
 from rag.sentences import answers_about, split_sentences, stems
 from rag.tuning import AnswerTuning
@@ -45,7 +45,11 @@ def best_sentences(
         for n, source in enumerate(sources, start=1)
         if not named or n in named
         for sentence in split_sentences(source.paper.abstract)
-        if (counted is None or answers_figure(sentence, counted))
+        if (
+            counted is None
+            or answers_figure(sentence, counted)
+            and of_scope(sentence, intent.figure_scope, source.paper.title)
+        )
         and answers_about(sentence, question)
     ]
     if not candidates:

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from rag.answer.language import not_english
 from rag.answer.wording import spelled
-from rag.figures import asked_figure
+from rag.figures import asked_figure, figure_scope
 from rag.sentences import stem_list, stems
 from rag.tuning import AnswerTuning
 
@@ -104,6 +104,7 @@ DESCRIBED_ONE = r"\bthe ((?:[\w&/-]+ ){0,3}?[\w&/-]+) ones?\b"
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
     r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors)\b"
+    r"|\b(?:does|did|would) (?:that|this) (?:compare|stack|differ)\b"  # "how does that compare"
     rf"|{DESCRIBED_ONE}",
     re.IGNORECASE,
 )
@@ -381,6 +382,7 @@ class Intent(BaseModel):
     asks_for_papers: bool = False  # "Which paper(s) ...?"
     asks_for_one_paper: bool = False  # "Which paper ...?"
     figure: set[str] | None = None  # what a figure question counts (empty: any figure)
+    figure_scope: set[str] = set()  # what it asks the figure of ("on imagined speech")
     conditions: list[str] = []  # what every listed paper must meet
     topic: set[str] = set()  # the stems of what it is about: its content words, frame aside
     pairs: set[str] = set()  # its neighbouring topic stems, "continu learn"
@@ -471,6 +473,7 @@ def classify(
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
         figure=asked_figure(text),
+        figure_scope=figure_scope(text),
         conditions=conditions_of(written),
         topic=topic_of(written),
         pairs=pairs_of(unframed(written), FRAME),

@@ -15,6 +15,7 @@ from rag.answer.conversation import (
     Page,
     asked_again,
     by_description,
+    compared_to,
     descriptions,
     fits_none,
     next_page,
@@ -272,7 +273,9 @@ class Answerer:
             own_paper = fits_none(question, earlier)
             scope = None if own_paper else by_description(question, earlier) or scope
         if scope and named - scope and shape_of(question) == "comparison":
-            scope |= named  # "how does it compare to the X paper": it, and the X paper
+            scope |= named  # "how does it compare to SAFA-SNN": it, and SAFA-SNN
+        elif scope and len(scope) == 1 and not named and (other := self._compared_to(read, scope)):
+            scope |= {other}  # "how does it compare to the grokking paper": it, and that one
         scope = scope if scope and not named - scope else None
         described = self._new_group(question, scope)
         scope = None if described else scope
@@ -295,6 +298,21 @@ class Answerer:
                 read, history, self._rewriter(), self.tuning.follow_up_words
             )
         return classify(question, standalone, named, scope, tuning=self.tuning)
+
+    def _compared_to(self, question: str, scope: set[str]) -> str | None:
+        """The paper a follow-up comparison describes after its verb ("how does it compare to
+        the gauss-newton / grokking paper"): the first of the description's two best matches
+        that is not the paper before, when the corpus answers the description
+        (`min_relevance`)."""
+        described = compared_to(question)
+        if not described:
+            return None
+        found = self.retriever.search(
+            self.relevance.spelled(described), 2, self.settings.retrieval_mode
+        )
+        if self.retriever.answerability(described, found) < self.tuning.min_relevance:
+            return None
+        return next((s.paper.paper_id for s in found if s.paper.paper_id not in scope), None)
 
     def _with_abstracts(self, ids: set[str]) -> list:
         """The papers, their abstracts filled in (the catalog keeps metadata only)."""

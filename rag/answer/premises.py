@@ -301,10 +301,12 @@ THAN = re.compile(r"\bthan\b", re.IGNORECASE)
 
 def sides(sentence: str) -> tuple[str, str]:
     """The sentence split into what it says of the paper and what of other work: all of it of
-    other work, or what follows "outperform ..." or "compared to ...", or none."""
-    if of_others(sentence):
+    other work (it starts with it), or what follows "outperform ...", "compared to ..." or
+    "the prior <method>" ("BIT reduces the WER of the prior end-to-end method": BIT's), or
+    none."""
+    if led_by_others(sentence):
         return "", sentence
-    beyond = BEYOND.search(sentence)
+    beyond = BEYOND.search(sentence) or OTHERS_NAMED.search(sentence)
     return (sentence[: beyond.start()], sentence[beyond.end() :]) if beyond else (sentence, "")
 
 
@@ -335,6 +337,12 @@ OWN = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.IGNORECASE)
 SET_AGAINST = re.compile(
     r"^\s*(?:unlike|in contrast to|compared to|as opposed to)\b[^,]*,", re.IGNORECASE
 )
+
+
+def led_by_others(sentence: str) -> bool:
+    """Whether the sentence opens on other work ("Most existing attacks ..."), not the paper's
+    own; one naming it further on ("BIT reduces the WER of the prior method") is the paper's."""
+    return bool(OTHERS.search(sentence)) and not OWN.search(sentence)
 
 
 def of_others(sentence: str) -> bool:

@@ -7,16 +7,19 @@ from rag.answer.checks import Check, Review
 from rag.answer.extract import best_sentences
 from rag.answer.lines import paper_line
 from rag.answer.verdict import Reason
-from rag.figures import answers_figure
+from rag.figures import answers_figure, of_scope
 
 
 class Figure(Check):
     name = "figure"
 
     def run(self, review: Review) -> list:
-        counted = review.intent.figure
+        counted, scope = review.intent.figure, review.intent.figure_scope
         if counted is None or any(
-            s.supported and answers_figure(s.text, counted) for s in review.sentences
+            s.supported
+            and answers_figure(s.text, counted)
+            and all(of_scope(s.text, scope, review.sources[n - 1].paper.title) for n in s.citations)
+            for s in review.sentences
         ):
             return []
         for number in dict.fromkeys(
