@@ -665,6 +665,37 @@ def test_a_comparison_of_a_described_group_compares_its_papers(extractive):
     history = [Message(role="user", content="pinns"), Message(role="assistant", content=listed)]
     _, answer = run(extractive, "how do the two quantum papers differ", history=history)
     assert not answer.abstained and {c.title for c in answer.citations} == quantum
+    # what it asks of them, after the group, does not hide the second paper
+    question = (
+        "Compare the two neural collapse papers: which aspect of neural collapse does each one "
+        "investigate?"
+    )
+    _, answer = run(extractive, question)
+    assert {c.title for c in answer.citations} == {
+        "Optimizer choice matters for the emergence of Neural Collapse",
+        "Neural Collapse in Multi-Task Learning",
+    }
+
+
+def test_a_follow_up_choosing_by_a_condition_lists_those_of_its_papers_meeting_it(extractive):
+    """ "which of those build on pretrained or foundation models": the two continual learning
+    papers that say so, though neither sentence is close to the question as a whole."""
+    listed = (
+        "Relevant ones include 'SPICED: A Synaptic Homeostasis-Inspired Framework for "
+        "Unsupervised Continual EEG Decoding', 'AnaCP: Toward Upper-Bound Continual Learning via "
+        "Analytic Contrastive Projection', 'Bisecle: Binding and Separation in Continual Learning "
+        "for Video Language Understanding', 'SAFA-SNN: Sparsity-Aware On-Device Few-Shot "
+        "Class-Incremental Learning with Fast-Adaptive Structure of Spiking Neural Network', and "
+        "'FIRE: Frobenius-Isometry Reinitialization for Balancing the Stability-Plasticity "
+        "Tradeoff'."
+    )
+    history = [
+        Message(role="user", content="papers on continual learning?"),
+        Message(role="assistant", content=listed),
+    ]
+    question = "which of those build on pretrained or foundation models"
+    _, answer = run(extractive, question, history=history)
+    assert not answer.abstained and title_names(answer) == {"AnaCP", "Bisecle"}
 
 
 def test_a_comparison_describing_its_papers_apart_compares_the_two_it_describes(extractive):
@@ -748,6 +779,13 @@ def test_a_figure_asked_of_something_its_sentence_does_not_speak_of_is_not_state
     assert answer.abstained and answer.reason == Reason.NO_FIGURE
     _, answer = run(extractive, "what's BIT's word error rate?")
     assert not answer.abstained and "10.22%" in answer.text
+
+
+def test_a_question_asking_two_things_of_one_paper_gets_a_sentence_for_each(extractive):
+    question = "which pruning frameworks can tsenor plug into, and what llm did they test"
+    _, answer = run(extractive, question)
+    assert "Wanda, SparseGPT and ALPS" in answer.text and "LLaMA3.2-8B" in answer.text
+    assert answer.text.count("TSENOR: Highly-Efficient") == 1  # the second goes on from the first
 
 
 def test_a_technique_a_since_clause_takes_for_granted_is_checked(extractive):

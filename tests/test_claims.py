@@ -13,7 +13,7 @@ from rag.answer.draft import Draft
 from rag.answer.intent import Kind, classify, refers_back, shape_of
 from rag.answer.naming import names_in, ungrounded, unstated_by_cited
 from rag.answer.prompts import without_prompt_format
-from rag.answer.roles import composed, naming_sentence, roles, shaped_papers
+from rag.answer.roles import composed, naming_sentence, naming_sentences, roles, shaped_papers
 from rag.answer.verdict import Reason
 from rag.evaluate import ungrounded_names
 from rag.models import Message
@@ -241,6 +241,18 @@ def test_what_datasets_lists_the_sentence_naming_them():
     assert naming_sentence(one.paper) == "We validate it on the infinite dSprites dataset."
     field = source(4, "Waves", "We decode brains. It is validated on three EEG datasets.")
     assert naming_sentence(field.paper) == ""  # 'EEG' says what the data are, not which
+    # the next sentence saying what else it was run on comes with it
+    two = source(
+        5,
+        "Masks",
+        "We prune. It is tested on Wanda, SparseGPT and ALPS. Masks matter. Experiments show that "
+        "LLaMA3.2-8B keeps its accuracy.",
+    )
+    assert naming_sentences(two.paper) == [
+        "It is tested on Wanda, SparseGPT and ALPS.",
+        "Experiments show that LLaMA3.2-8B keeps its accuracy.",
+    ]
+    assert naming_sentences(REINIT.paper) == [naming_sentence(REINIT.paper)]
 
 
 def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
@@ -590,6 +602,31 @@ def test_a_second_proposal_an_enumeration_the_asked_verb_and_a_second_question()
         "(2) a smoothed removal mechanism. Experiments show gains.",
     )
     assert roles(listed.paper).detail.endswith("(2) a smoothed removal mechanism.")
+
+
+def test_a_role_sentence_leaning_on_the_one_before_comes_with_it():
+    """ "... DeltaZero, that solves this problem": the sentence saying which problem comes
+    first; "We formally prove that this improves ..." likewise; not "In this work, we ..."."""
+    paper = source(
+        10,
+        "Tree Metrics",
+        "Trees are useful. Mapping a metric to its closest tree metric is still open. In this "
+        "work, we introduce DeltaZero, that solves this problem. It uses a smooth surrogate. "
+        "Experiments show gains.",
+    )
+    found = roles(paper.paper)
+    assert found.antecedent == "Mapping a metric to its closest tree metric is still open."
+    answer = composed(
+        "contribution", [paper], Draft(intent=classify("what does DeltaZero do"), backend="t")
+    )
+    first, second = answer.text.split("\n")[:2]
+    assert first.startswith("Tree Metrics: Mapping a metric") and second.startswith("In this work")
+    summary = composed("summary", [paper], Draft(intent=classify("tldr"), backend="t"))
+    assert summary.text.count("Mapping a metric") == 1  # the problem line already says it
+    plain = source(11, "Plain", "Trees are useful. In this work, we introduce X. X is fast.")
+    assert roles(plain.paper).antecedent == ""
+    fixed = source(12, "Fix", "BN statistics drift in RL. To overcome this, we propose Y. Y works.")
+    assert roles(fixed.paper).antecedent == "BN statistics drift in RL."
 
 
 ANSWERED = Message(role="assistant", content="It names CIFAR-10 [1].")

@@ -1,9 +1,13 @@
 """What the extractive backend says: the most relevant abstract sentence of each close-enough
 source, chosen here by the answer rules; `rag.llm.extractive` only writes them out."""
 
+import re
+
 import numpy as np
 
-from rag.answer.intent import Intent
+from rag.answer.intent import FRAME, SECOND_PART, Intent
+from rag.answer.naming import names_in
+from rag.answer.premises import of_others
 from rag.figures import answers_figure, figure_words, of_scope
 from rag.models import Source
 from rag.sentences import answers_about, split_sentences, stems
@@ -33,7 +37,8 @@ def best_sentences(
     paper gets one: citing the runners-up as well made a third of those answers cite a wrong
     paper. A question asking for a figure is answered only by sentences stating one (first those
     whose figure is next to a word of the question: "up to 100x speedup" for "How large a
-    speedup ...?"), or not at all."""
+    speedup ...?"), or not at all. A question of one paper asking two things ("..., and what
+    LLM did they test?") gets its best sentence for the second as well."""
     named = {  # named, or the one paper a follow-up is about
         n
         for n, source in enumerate(sources, 1)
@@ -66,4 +71,23 @@ def best_sentences(
         )
     ]
     most = 1 if intent.asks_for_one_paper and len(named) <= 1 else tuning.extractive_papers
-    return sorted(chosen, key=lambda pick: -best[pick[0]][0])[:most]
+    picked = sorted(chosen, key=lambda pick: -best[pick[0]][0])[:most]
+    second = SECOND_PART.search(question)  # "which frameworks ..., and what LLM did they test"
+    if second and len(picked) == 1:
+        (number, first), rest = picked[0], re.sub(r"^,?\s+and\s+", "", second.group())
+        title, named = sources[number - 1].paper.title, set(names_in(first))
+        asked = stems(rest) - stems(title) - FRAME
+        own = [
+            (n, s)
+            for n, s in candidates
+            if n == number
+            and s != first
+            and not of_others(s)
+            and (set(names_in(s)) - named or asked & stems(s))  # a new name, or the asked words
+        ]
+        score, sentence = best_per_source(rest, own, counted, embedder, tuning).get(
+            number, (-1, "")
+        )
+        if score >= tuning.extractive_min_similarity:
+            picked.append((number, sentence))
+    return picked

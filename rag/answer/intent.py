@@ -98,6 +98,13 @@ def unframed(text: str) -> str:
     return FOCUS.sub(" ", CONTRAST.sub(" ", listed))
 
 
+# The second question of two: "What does X introduce, and how do they make it scalable?".
+SECOND_PART = re.compile(
+    r",?\s+and\s+(?:how|what|which|why|where|when|does|do|did|is|are|can)\b(?P<rest>[^?]+)",
+    re.IGNORECASE,
+)
+
+
 # Follow-ups: words that point back at the conversation.
 # "the rl one", "the microscopy one": a paper of an earlier answer, described by a few words.
 DESCRIBED_ONE = r"\bthe ((?:[\w&/-]+ ){0,3}?[\w&/-]+) ones?\b"
@@ -262,8 +269,8 @@ COMPARISON_ASK = re.compile(
 # A comparison of papers the question describes as a group: "how do the two quantum papers
 # differ", "compare the pruning papers" (not "which papers compare X with Y", a list).
 GROUP = re.compile(
-    r"\b(?:the|both|these)\s+(?:(?P<count>two|three|four|[234])\s+)?(?:[\w-]+\s+){0,5}?"
-    r"(?:papers|works|studies)\b",
+    r"\b(?:the|both|these)\s+(?:(?P<count>two|three|four|[234])\s+)?(?P<what>(?:[\w-]+\s+){0,5}?"
+    r"(?:papers|works|studies))\b",
     re.IGNORECASE,
 )
 # A question that starts asking for papers: "which papers compare X with Y" is a list.

@@ -65,7 +65,8 @@ def relevant_papers(
     papers the question names, then those that meet each of its conditions and score close to
     the best (`list_*` in AnswerTuning). Several papers named ("papers by <author>", "in
     <label>") are exactly the answer; one paper named by a method ("papers involving PINNs") is
-    not the only one using it."""
+    not the only one using it. Among the papers a follow-up chose ("which of those ..."), its
+    conditions alone decide when no paper scores close enough."""
     question = intent.text
     wanted, named, scored = stems(question), [], []
     closest = closest_sentences(sources, question, embedder)
@@ -88,6 +89,8 @@ def relevant_papers(
         and cosine >= tuning.list_min_similarity
         and (shared or not wanted)
     ]
+    if not kept and intent.scoped and intent.conditions:  # "which of those build on pretrained
+        kept = [(score, source, sentence) for score, _, _, source, sentence in scored]  # models"
     kept.sort(key=lambda pick: -pick[0])
     return named + [(source, sentence) for _, source, sentence in kept]
 

@@ -26,6 +26,7 @@ from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
 from rag.answer.intent import (
+    GROUP,
     Intent,
     asks_for_papers_on,
     carries_on,
@@ -408,11 +409,17 @@ class Answerer:
         count = compared_group(intent.text)
         if not count or intent.named or intent.scoped:
             return None
-        sources, accepted, rates = self._candidates(
-            intent, filters, mode or self.settings.retrieval_mode
-        )
-        picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
-        if len(picks) < 2:
+        described = GROUP.search(intent.text)  # "the two neural collapse papers": its words only
+        group = classify(intent.text[described.start("what") : described.end()], tuning=self.tuning)
+        alone = group.topic and not compared_parts(intent.text)  # none described apart
+        for asked in (intent, group) if alone else (intent,):  # then the group alone
+            sources, accepted, rates = self._candidates(
+                asked, filters, mode or self.settings.retrieval_mode
+            )
+            picks = accepted_papers(sources, accepted, rates, intent.text, self.embedder)
+            if len(picks) >= 2:
+                break
+        else:
             return None
         draft = draft.model_copy(update={"backend": "abstract sentences"})
         return composed("comparison", [source for source, _ in picks[:count]], draft)

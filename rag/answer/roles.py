@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from rag.answer import citations as cite
 from rag.answer.about import KIND_ASKED, either, unnamed, unstated
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import RESULT_ASK
+from rag.answer.intent import RESULT_ASK, SECOND_PART
 from rag.answer.naming import names_in
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
@@ -83,11 +83,32 @@ GOES_ON = re.compile(
 )
 
 
+# A sentence leaning on the one before for what it means: "DeltaZero solves this problem",
+# "We formally prove that this improves the regret", "This allows us to ..." (not "In this work").
+LEANS_BACK = re.compile(
+    r"\b(?:this|these|such)\s+(?:[\w-]+\s+)?(?:problems?|issues?|challenges?|gaps?|limitations?|"
+    r"questions?|tasks?|settings?|difficult(?:y|ies)|bottlenecks?|shortcomings?|phenomen(?:on|a)|"
+    r"observations?|conclusions?|assumptions?|beliefs?|claims?|findings?)\b"
+    r"|\b(?:overcome|address|tackle|solve|mitigate|remedy|resolve)\s+(?:this|these|them|it)\b"
+    r"|\bthat (?:this|these|it)\b|^\s*(?:this|these)\s+(?!paper|work|study|article)[a-z]+s\b",
+    re.IGNORECASE,
+)
+
+
+def with_antecedent(sentences: list[str], at: int) -> str:
+    """The sentence at `at`, after the one before it when it leans back on it ("Despite this
+    problem, ...")."""
+    leans = at > 0 and LEANS_BACK.search(sentences[at])
+    return f"{sentences[at - 1]} {sentences[at]}" if leans else sentences[at]
+
+
 class Roles(BaseModel):
-    """An abstract's problem, contribution and result sentences (any may be empty), and the
-    sentence saying more of the contribution (`detail`)."""
+    """An abstract's problem, contribution and result sentences (any may be empty), the
+    sentence saying more of the contribution (`detail`), and the one before it that it leans
+    on (`antecedent`: "... DeltaZero, that solves this problem")."""
 
     problem: str = ""
+    antecedent: str = ""  # the sentence before the contribution, when it leans back on it
     contribution: str = ""
     result: str = ""
     detail: str = ""
@@ -129,7 +150,8 @@ def roles(paper, verb: str = "") -> Roles:
         if CONTRIBUTION.search(s) and s != result and not FINDS.search(s)
     ]
     return Roles(
-        problem=before[-1] if before else "",
+        problem=with_antecedent(sentences, sentences.index(before[-1])) if before else "",
+        antecedent=sentences[at - 1] if at and LEANS_BACK.search(sentences[at]) else "",
         contribution=sentences[at],
         result=result,
         detail=detail,
@@ -188,6 +210,24 @@ def naming_sentence(paper) -> str:
     return sentence if count >= 2 or (count and DATA_NOUN.search(sentence)) else ""
 
 
+def naming_sentences(paper) -> list[str]:
+    """The naming sentence (`naming_sentence`), with the next one after it that also says what
+    it was run on and names something other than the paper and the first
+    ("Experiments show that LLaMA3.2-8B with ..." after "... Wanda, SparseGPT and ALPS")."""
+    best = naming_sentence(paper)
+    if not best:
+        return []
+    own = {title_name(paper.title), *names_in(best)}
+    sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
+    after = sentences[sentences.index(best) + 1 :] if best in sentences else []
+    more = [
+        s
+        for s in after
+        if EVALUATED.search(s[:1].lower() + s[1:]) and set(names_in(s)) - own  # "Experiments ..."
+    ]
+    return [best, *more[:1]]
+
+
 def shaped_papers(intent, sources: list[Source], described: float = 0.4) -> list[Source]:
     """The papers a summary, contribution or comparison question is about: those it names (or
     its follow-up refers to), in retrieval order; for a summary or contribution naming none,
@@ -241,7 +281,8 @@ def unnamed_data(draft: Draft, source: Source) -> str:
 def _named_things(source: Source, draft: Draft) -> Answer | None:
     """The paper's sentence naming what it uses, cited and shown as its evidence; None when it
     has none (the question takes the normal path)."""
-    sentence = naming_sentence(source.paper)
+    named = naming_sentences(source.paper)
+    sentence = named[0] if named else ""
     if kind := unnamed(draft.intent, source):  # "which three EEG datasets": counted, not named
         text = f"The abstract of '{source.paper.title}' does not name the {kind[0]}."
         return abstention(draft, [source], Reason.NOT_STATED, text=text)
@@ -255,8 +296,10 @@ def _named_things(source: Source, draft: Draft) -> Answer | None:
         return abstention(draft, [source], Reason.NOT_STATED, text=text)
     if not sentence:
         return None
-    lines = [_line(f"{defang(source.paper.title)}: {defang(sentence).rstrip('.')}.", 1)]
-    return _answer(lines, [source], {source.paper.paper_id: sentence}, draft)
+    first, *rest = [defang(s).rstrip(".") for s in named]
+    lines = [_line(f"{defang(source.paper.title)}: {first}.", 1)]
+    lines += [_line(f"{s}.", 1) for s in rest]
+    return _answer(lines, [source], {source.paper.paper_id: named[0]}, draft)
 
 
 def _answer(sentences, sources, evidence: dict, draft: Draft) -> Answer:
@@ -298,11 +341,6 @@ def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     return sentence if count and sentence not in (found.contribution, found.result) else ""
 
 
-# The second question of two: "What does X introduce, and how do they make it scalable?".
-SECOND_PART = re.compile(
-    r",?\s+and\s+(?:how|what|which|why|where|when|does|do|did|is|are|can)\b(?P<rest>[^?]+)",
-    re.IGNORECASE,
-)
 # The verb a "what does X introduce / propose / prove" question asks with.
 ASKED_VERB = re.compile(
     r"\b(propos|introduc|develop|prove|present|design|deriv|establish)\w*", re.IGNORECASE
@@ -318,6 +356,7 @@ def asked_verb(question: str) -> str:
 LABELS = {
     "asked": "in particular",
     "also": "also",
+    "antecedent": "context",
 }  # how a role's line is labelled, where not by its name
 
 
@@ -328,7 +367,7 @@ def role_lines(
     lines, title, said = [], defang(source.paper.title), set()
     for role in which:
         sentence = defang(getattr(found, role)).rstrip(".")
-        if not sentence or sentence in said:
+        if not sentence or any(sentence in earlier for earlier in said):
             continue
         said.add(sentence)
         label = LABELS.get(role, role) if labelled else ""
@@ -346,9 +385,9 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
     if shape == "names":
         return _named_things(sources[0], draft)
     which = {
-        "summary": ("problem", "contribution", "also", "asked", "result"),
-        "contribution": ("contribution", "detail", "also", "asked"),
-        "comparison": ("contribution", "asked", "result"),
+        "summary": ("problem", "antecedent", "contribution", "also", "asked", "result"),
+        "contribution": ("antecedent", "contribution", "detail", "also", "asked"),
+        "comparison": ("antecedent", "contribution", "asked", "result"),
     }[shape]
     question = draft.intent.text
     if shape == "contribution" and RESULT_ASK.search(question):

@@ -16,8 +16,11 @@ class ExtractiveBackend(LLMBackend):
         if not prompt.extracted:
             yield CANNOT_ANSWER
             return
+        before = None
         for position, (number, sentence) in enumerate(prompt.extracted):
             title = prompt.sources[number - 1].paper.title
+            head = "" if number == before else f"{title}: "  # its second sentence goes on
+            before = number
             yield (
                 "" if position == 0 else " "
-            ) + f"{title}: {defang(sentence).rstrip('.')} [{number}]."
+            ) + f"{head}{defang(sentence).rstrip('.')} [{number}]."
