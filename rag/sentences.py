@@ -4,6 +4,7 @@ abbreviations (e.g., et al., Fig.) and decimals."""
 import functools
 import re
 import threading
+import unicodedata
 
 ABBREVIATIONS = (
     "e.g.",
@@ -263,9 +264,17 @@ def stem_list(text: str) -> list[str]:
 INLINE_SCRIPT = re.compile(r"\$[\^_]\{?([A-Za-z0-9]+)\}?\$")
 
 
+def folded(text: str) -> str:
+    """The text without accents ("Hölder" is the "holder" a question types)."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 @functools.lru_cache(maxsize=8192)  # a list question reads each candidate's text three times
 def _stemmed(text: str) -> tuple[str, ...]:
-    text = INLINE_SCRIPT.sub(r"\1", text).lower()
+    text = folded(INLINE_SCRIPT.sub(r"\1", text)).lower()
     words = [w for w in re.findall(r"[a-z][a-z0-9]+", text) if w not in GENERIC and len(w) > 2]
     return tuple(_stemmer().stemWords(words))
 

@@ -788,6 +788,36 @@ def test_a_question_asking_two_things_of_one_paper_gets_a_sentence_for_each(extr
     assert answer.text.count("TSENOR: Highly-Efficient") == 1  # the second goes on from the first
 
 
+def test_premises_after_the_question_or_its_scope_are_read(extractive):
+    """ "..., given that it changes the normalization used at inference time" (CaRe-BN "does
+    not alter inference"); "in the adam sharpness paper why does adam end up with worse
+    sparsity" (it "achieves better sparsity"); "both do class incremental right?" is true."""
+    for question in [
+        (
+            "How much does CaRe-BN slow down inference, given that it changes the "
+            "normalization used at inference time?"
+        ),
+        (
+            "in the adam sharpness paper why does adam end up with worse sparsity than sgd on "
+            "diagonal linear nets"
+        ),
+    ]:
+        _, answer = run(extractive, question)
+        assert answer.abstained and answer.reason == Reason.FALSE_PREMISE, question
+    question = "anacp vs safa-snn, both do class incremental right? how do they differ"
+    _, answer = run(extractive, question)
+    assert not answer.abstained and title_names(answer) == {"AnaCP", "SAFA-SNN"}
+
+
+def test_a_word_typed_without_its_accent_finds_its_paper(extractive):
+    question = "holder smoothness paper - do u need to know the smoothness parameter in advance"
+    _, answer = run(extractive, question)
+    assert not answer.abstained
+    assert [c.title.split(" for ")[0] for c in answer.citations] == [
+        "Gradient-Variation Online Adaptivity"
+    ]
+
+
 def test_a_technique_a_since_clause_takes_for_granted_is_checked(extractive):
     """SAFA-SNN uses "a gradient-free technique", no surrogate gradients; BIT is "trained with
     contrastive learning" in a sentence that also names the prior method it improves on."""

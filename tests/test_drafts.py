@@ -331,6 +331,31 @@ def test_a_question_asking_for_a_figure_says_what_it_counts(question, counted):
     assert asked_figure(question) == counted
 
 
+def test_accented_words_read_as_typed_without_accents():
+    from rag.index.bm25 import tokenize
+    from rag.sentences import folded, stems
+
+    assert folded("Hölder smoothness, Gromov’s δ") == "Holder smoothness, Gromov’s δ"
+    assert stems("Hölder-smooth objectives") == stems("holder smooth objectives")
+    assert tokenize(["Hölder"]) == tokenize(["holder"])
+
+
+def test_how_long_the_answer_should_be_is_no_topic():
+    from rag.answer.intent import topic_of
+
+    assert topic_of("What problem does LEGACY address, in a sentence?") == {"legaci", "problem"}
+    assert topic_of("briefly, what does FIRE do") == {"fire"}
+    assert topic_of("papers on sentence embeddings") == {"sentenc", "embed"}
+
+
+def test_a_colon_ends_what_a_comparison_names():
+    from rag.answer.intent import compared_parts
+
+    question = "Compare the two neural collapse papers: what does each one investigate and find?"
+    assert compared_parts(question) == []
+    assert compared_parts("Compare AnaCP with FIRE: which is faster?") == ["AnaCP", "FIRE"]
+
+
 @pytest.mark.parametrize(
     ("question", "scope"),
     [

@@ -85,7 +85,10 @@ FOCUS = re.compile(
     r"|,?\s*\(?\bnot\s+(?:just|only|merely|simply)\s+(?:tested|evaluated|applied|used|benchmarked)"
     r"\s+(?:on|in|for|with)\s+(?:it|them|this)\)?"
     r"|,?\s*\b(?:either\s+)?as\s+(?:the|a|their)\s+(?:main|primary|central|core)\s+"
-    r"(?:subject|focus|topic)\b(?:\s+or\s+as\s+(?:a|one)\s+(?:component|part)\s+of\b[^?]*)?",
+    r"(?:subject|focus|topic)\b(?:\s+or\s+as\s+(?:a|one)\s+(?:component|part)\s+of\b[^?]*)?"
+    # how long the answer should be: "in a sentence", "in a nutshell", "briefly"
+    r"|,?\s*\b(?:in\s+(?:a|one|two|a\s+few|few|simple|plain)\s+(?:sentences?|words?|lines?|terms|"
+    r"english)|in\s+a\s+nutshell|in\s+short|briefly)\b",
     re.IGNORECASE,
 )
 
@@ -304,7 +307,8 @@ COMPARED_PARTS = (
         re.IGNORECASE,
     ),
     re.compile(
-        r"^\s*compare\s+(?P<a>[^,?]+?)\s+(?:and|with|to)\s+(?P<b>[^,?]+?)(?=\s*[,?]|\s+(?:in|on)\b|\s*$)",
+        r"^\s*compare\s+(?P<a>[^,?:]+?)\s+(?:and|with|to)\s+(?P<b>[^,?:]+?)"
+        r"(?=\s*[,?:]|\s+(?:in|on)\b|\s*$)",
         re.IGNORECASE,
     ),
 )

@@ -18,7 +18,7 @@ from rag.sentences import split_sentences, stems, title_name
 # and a follow-up's "so why does it ...", "ok but how does it ...".
 LEADING = (
     r"^\s*(?:(?:so|but|and|ok(?:ay)?|then|wait|hmm+),?\s+)*"
-    r"(?:(?:in|according to|for)\b[^,?]{0,80},\s*)?"
+    r"(?:(?:in|according to|for)\b[^,?]{0,80}?(?:,\s*|\s+(?=(?:why|how)\b)))?"  # "in the X paper why"
 )
 # Words that deny what follows them: a negation, the verbs that say it cannot be, and those that
 # say it is not needed ("eliminating the need for a differentiable proxy loss").
@@ -88,7 +88,7 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
     weight decay" against "... decoupled weight decay speeds up the emergence of NC"; "without
     gradient-based training" against "why does AnaCP need gradient-based fine-tuning"), not one
     about other work, while P itself denies and avoids nothing. None otherwise."""
-    match, papers, denies = why_claim(question), sources, DENIES
+    match, papers, denies = why_claim(question) or given(question, sources), sources, DENIES
     if not match and (match := WHY_DOES.search(question)):  # "why does X need P": X's abstract
         papers = [s for s in sources if s.named and said_of(s, match.group("claim"))][:1]
         if match.group().lower().lstrip().startswith("how"):  # "how does X change inference":
@@ -186,6 +186,25 @@ GIVEN = re.compile(
     r"^\s*(?:since|given that|given|because|now that|as we know)\s+(?P<claim>[^,?]{12,}),",
     re.IGNORECASE,
 )
+# "How much does X slow inference, given that it changes ...?": the premise after the question.
+GIVEN_AFTER = re.compile(
+    r",\s*(?:given that|since|because|as)\s+(?P<claim>[^?]{12,}?)\s*\??\s*$", re.IGNORECASE
+)
+
+
+def given(question: str, sources=()) -> re.Match | None:
+    """The premise a question takes for granted before it asks (GIVEN) or after (GIVEN_AFTER,
+    its "it" read as the paper the question names)."""
+    if match := GIVEN.search(question):
+        return match
+    named = next((s for s in sources if s.named), None)
+    after = GIVEN_AFTER.search(question)
+    if not after or not named:
+        return None
+    subject = title_name(named.paper.title) or ""
+    return re.search(r"(?P<claim>.+)", re.sub(r"^(?:it|they)\b", subject, after.group("claim")))
+
+
 # "improves", "gets better": which way, in words stemming drops as generic research verbs.
 IMPROVES = re.compile(r"\b(improv\w*|gets? better|helps?)\b", re.IGNORECASE)
 
@@ -200,7 +219,7 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     standard settings pure states are easier"), then by sharing more words, then by coming later
     (results come after background). Only the paper the question is about (named, else the
     first) is read."""
-    match = why_claim(question) or GIVEN.search(question) or PREMISE.search(question)
+    match = why_claim(question) or given(question, sources) or PREMISE.search(question)
     premise = WHATEVER.sub("regardless", match.group("claim")) if match else ""
     source = next((s for s in sources if s.named), sources[0] if sources else None)
     if not match or DENIES.search(premise) or source is None:
@@ -246,7 +265,8 @@ WHY_IS = re.compile(
     re.IGNORECASE,
 )
 AVOIDS = re.compile(
-    r"\b(avoid\w*|bypass\w*|instead of|rather than|unlike|free of)\b", re.IGNORECASE
+    r"\b(avoid\w*|bypass\w*|instead of|rather than|unlike|free of|unchanged|unaltered|intact)\b",
+    re.IGNORECASE,
 )
 OTHER_WORK = re.compile(
     r"\b(?:existing|prior|previous|conventional|traditional|other|baselines?)\b"
@@ -263,7 +283,7 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     ("M=4") that the abstract writes only of other work is enough. None when P itself speaks of
     other work ("why does X beat existing methods?") or sets X against it ("why does X avoid
     gradient-based perturbations?")."""
-    match = why_claim(question) or GIVEN.search(question) or WHY_IS.search(question)
+    match = why_claim(question) or given(question, sources) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
     claimed = match.group("claim") if match else ""
     compares = BEYOND.search(claimed) or THAN.search(claimed)  # "why is X faster than Y"
@@ -272,7 +292,7 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     if DENIES.search(claimed) or AVOIDS.search(claimed):
         return None  # "why does X avoid gradient-based perturbations": what others do, it doesn't
     # the names it gives, and the title's words, say which paper, not what of it
-    claim = read(claimed) - read(" ".join(names_in(question))) - read(source.paper.title)
+    claim = read(claimed) - read(" ".join(names_in(question))) - read(source.paper.title) - WHICH
     defined = abbreviations([source.paper])
     own, others = [], []
     for sentence in split_sentences(source.paper.abstract):
@@ -285,6 +305,10 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
         return source, found[0]
     best = max(others, key=lambda row: row[0], default=(0, set(), ""))
     return (source, best[2]) if best[0] >= 2 and best[0] > max(own, default=(0,))[0] else None
+
+
+# Words saying which ones a premise is of ("both do class incremental, right?"), not what.
+WHICH = stems("both each all either")
 
 
 # What the paper is set against within its own sentence: "outperform expert-supervised

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rag.errors import StoreError
 from rag.models import Paper
-from rag.sentences import coined_names, name_tokens, title_name
+from rag.sentences import coined_names, folded, name_tokens, title_name
 
 MANIFEST, CHUNK_IDS, CATALOG, NAMES, ABBREVIATIONS = (
     "manifest.json",
@@ -18,9 +18,9 @@ MANIFEST, CHUNK_IDS, CATALOG, NAMES, ABBREVIATIONS = (
     "names.json",
     "abbreviations.json",
 )
-FORMAT = 7  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"), 5: the corpus's
-# abbreviations ("PINNs"), 6: with an ampersand ("G&C"), 7: names with one; a new format rebuilds
-# the index on the next ingest
+FORMAT = 8  # 2: names.json, 3: coined names, 4: introduced acronyms ("(BIT)"), 5: the corpus's
+# abbreviations ("PINNs"), 6: with an ampersand ("G&C"), 7: names with one, 8: words without
+# accents ("Hölder" as "holder"); a new format rebuilds the index on the next ingest
 
 
 def fingerprint(paper_hashes: dict[str, str]) -> str:
@@ -47,7 +47,10 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     import Stemmer
 
     return bm25s.tokenize(
-        texts, stemmer=Stemmer.Stemmer("english"), return_ids=False, show_progress=False
+        [folded(text) for text in texts],  # "Hölder" as "holder"
+        stemmer=Stemmer.Stemmer("english"),
+        return_ids=False,
+        show_progress=False,
     )
 
 
