@@ -74,20 +74,26 @@ def best_sentences(
     picked = sorted(chosen, key=lambda pick: -best[pick[0]][0])[:most]
     second = SECOND_PART.search(question)  # "which frameworks ..., and what LLM did they test"
     if second and len(picked) == 1:
-        (number, first), rest = picked[0], re.sub(r"^,?\s+and\s+", "", second.group())
-        title, named = sources[number - 1].paper.title, set(names_in(first))
-        asked = stems(rest) - stems(title) - FRAME
-        own = [
-            (n, s)
-            for n, s in candidates
-            if n == number
-            and s != first
-            and not of_others(s)
-            and (set(names_in(s)) - named or asked & stems(s))  # a new name, or the asked words
-        ]
-        score, sentence = best_per_source(rest, own, counted, embedder, tuning).get(
-            number, (-1, "")
-        )
-        if score >= tuning.extractive_min_similarity:
-            picked.append((number, sentence))
+        rest = re.sub(r"^,?\s+and\s+", "", second.group())
+        picked += second_part(rest, picked[0], candidates, sources, intent, embedder, tuning)
     return picked
+
+
+def second_part(rest: str, first: tuple[int, str], candidates, sources, intent, embedder, tuning):
+    """The one paper's best sentence for the question's second part (`rest`), as a list of at
+    most one pick: one naming something the first sentence does not, or using the words it asks
+    (not the title's), not one about other work, and close enough."""
+    number, sentence = first
+    named = set(names_in(sentence))
+    asked = stems(rest) - stems(sources[number - 1].paper.title) - FRAME
+    own = [
+        (n, s)
+        for n, s in candidates
+        if n == number
+        and s != sentence
+        and not of_others(s)
+        and (set(names_in(s)) - named or asked & stems(s))
+    ]
+    best = best_per_source(rest, own, intent.figure, embedder, tuning)
+    score, found = best.get(number, (-1.0, ""))
+    return [(number, found)] if score >= tuning.extractive_min_similarity else []

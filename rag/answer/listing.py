@@ -89,8 +89,8 @@ def relevant_papers(
         and cosine >= tuning.list_min_similarity
         and (shared or not wanted)
     ]
-    if not kept and intent.scoped and intent.conditions:  # "which of those build on pretrained
-        kept = [(score, source, sentence) for score, _, _, source, sentence in scored]  # models"
+    if not kept and intent.scoped and intent.conditions:  # "which of those build on ...": all met
+        kept = [(score, source, sentence) for score, _, _, source, sentence in scored]
     kept.sort(key=lambda pick: -pick[0])
     return named + [(source, sentence) for _, source, sentence in kept]
 
