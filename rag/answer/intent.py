@@ -101,9 +101,10 @@ def unframed(text: str) -> str:
     return FOCUS.sub(" ", CONTRAST.sub(" ", listed))
 
 
-# The second question of two: "What does X introduce, and how do they make it scalable?".
+# The second question of two: "What does X introduce, and how do they make it scalable?", "why
+# does X need P, and how does it avoid Q?".
 SECOND_PART = re.compile(
-    r",?\s+and\s+(?:how|what|which|why|where|when|does|do|did|is|are|can)\b(?P<rest>[^?]+)",
+    r",?\s+and\s+(?:how|what|which|why|where|when|does|do|did|is|are|can|could)\b(?P<rest>[^?]+)",
     re.IGNORECASE,
 )
 

@@ -8,6 +8,7 @@ a size adjective as the dimension it measures."""
 import re
 
 from rag.answer.draft import Draft, abstention
+from rag.answer.intent import SECOND_PART
 from rag.answer.naming import NEGATION, names_in
 from rag.answer.verdict import Reason
 from rag.index.bm25 import abbreviations
@@ -64,12 +65,6 @@ def why_claim(question: str) -> re.Match | None:
     return WHY_CLAIM.search(question) or SAID_WHY.search(question) or CONFIRM.search(question)
 
 
-# A second question after the premise: "why does X need P, and how does it avoid Q?".
-SECOND_ASK = re.compile(
-    r",?\s+and\s+(?:how|why|what|which|when|where|does|do|did|is|are|can|could)\b", re.IGNORECASE
-)
-
-
 def said_of(source: Source, claim: str) -> bool:
     """Whether the claim is said of the paper: it starts with the paper's name ("AnaCP needs
     ...", "the AnaCP paper needs ..."), not with something else ("spiking networks struggle")."""
@@ -93,7 +88,7 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
         papers = [s for s in sources if s.named and said_of(s, match.group("claim"))][:1]
         if match.group().lower().lstrip().startswith("how"):  # "how does X change inference":
             denies = NOT_DOES  # "X does not alter inference", not "without disrupting training"
-    premise = SECOND_ASK.split(match.group("claim"))[0] if match else ""
+    premise = SECOND_PART.split(match.group("claim"))[0] if match else ""  # "..., and how ..."
     if not match or DENIES.search(premise) or AVOIDS.search(premise):
         return None
     claim, denials = stems(premise), []
@@ -198,11 +193,12 @@ def given(question: str, sources=()) -> re.Match | None:
     if match := GIVEN.search(question):
         return match
     named = next((s for s in sources if s.named), None)
-    after = GIVEN_AFTER.search(question)
-    if not after or not named:
+    if not named:
         return None
-    subject = title_name(named.paper.title) or ""
-    return re.search(r"(?P<claim>.+)", re.sub(r"^(?:it|they)\b", subject, after.group("claim")))
+    subject = title_name(named.paper.title) or "it"  # "given that it changes" of CaRe-BN
+    return GIVEN_AFTER.search(
+        re.sub(r",\s*(given that|since|because|as)\s+(?:it|they)\b", rf", \1 {subject}", question)
+    )
 
 
 # "improves", "gets better": which way, in words stemming drops as generic research verbs.

@@ -95,11 +95,15 @@ LEANS_BACK = re.compile(
 )
 
 
+def antecedent_of(sentences: list[str], at: int) -> str:
+    """The sentence before the one at `at` when that one leans back on it ("Despite this
+    problem, ..."); empty otherwise."""
+    return sentences[at - 1] if at > 0 and LEANS_BACK.search(sentences[at]) else ""
+
+
 def with_antecedent(sentences: list[str], at: int) -> str:
-    """The sentence at `at`, after the one before it when it leans back on it ("Despite this
-    problem, ...")."""
-    leans = at > 0 and LEANS_BACK.search(sentences[at])
-    return f"{sentences[at - 1]} {sentences[at]}" if leans else sentences[at]
+    """The sentence at `at`, after its antecedent when it has one."""
+    return " ".join(filter(None, [antecedent_of(sentences, at), sentences[at]]))
 
 
 class Roles(BaseModel):
@@ -151,7 +155,7 @@ def roles(paper, verb: str = "") -> Roles:
     ]
     return Roles(
         problem=with_antecedent(sentences, sentences.index(before[-1])) if before else "",
-        antecedent=sentences[at - 1] if at and LEANS_BACK.search(sentences[at]) else "",
+        antecedent=antecedent_of(sentences, at),
         contribution=sentences[at],
         result=result,
         detail=detail,
@@ -220,12 +224,11 @@ def naming_sentences(paper) -> list[str]:
     own = {title_name(paper.title), *names_in(best)}
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     after = sentences[sentences.index(best) + 1 :] if best in sentences else []
-    more = [
-        s
-        for s in after
-        if EVALUATED.search(s[:1].lower() + s[1:]) and set(names_in(s)) - own  # "Experiments ..."
-    ]
-    return [best, *more[:1]]
+    more = next(  # "Experiments show ..." says what it was run on too
+        (s for s in after if EVALUATED.search(s[:1].lower() + s[1:]) and set(names_in(s)) - own),
+        "",
+    )
+    return [best, more] if more else [best]
 
 
 def shaped_papers(intent, sources: list[Source], described: float = 0.4) -> list[Source]:
