@@ -147,6 +147,19 @@ def exchange(question: str, reply: str) -> list[Message]:
     return [Message(role="user", content=question), Message(role="assistant", content=reply)]
 
 
+def test_the_model_reads_only_the_papers_whose_sentences_answer(answerer_with):
+    """Prompt length is latency: of the papers shown, the model reads those the extractive
+    answer would cite (here one); the others stay among the answer's sources, after them."""
+    fake = FakeBackend()
+    _, answer = run(
+        answerer_with(backend=fake), "Which work removes the need for non-maximum suppression?"
+    )
+    prompt = fake.prompts[0]  # then it judges the paper it cited
+    read = prompt.messages[-1].content
+    assert read.count("Title:") == 1 < len(prompt.sources) == len(answer.sources)
+    assert f"Title: {prompt.sources[0].paper.title}" in read
+
+
 def test_which_papers_lists_every_relevant_paper_without_a_model_call(answerer_with):
     fake = FakeBackend()
     streamed, answer = run(
@@ -781,8 +794,16 @@ def test_a_figure_asked_of_something_its_sentence_does_not_speak_of_is_not_state
     assert not answer.abstained and "10.22%" in answer.text
 
 
-def test_a_question_asking_two_things_of_one_paper_gets_a_sentence_for_each(extractive):
-    question = "which pruning frameworks can tsenor plug into, and what llm did they test"
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which pruning frameworks can tsenor plug into, and what llm did they test",
+        "tsenor - which pruning frameworks does it plug into and which llm do they test",
+    ],
+)
+def test_a_question_asking_two_things_of_one_paper_gets_a_sentence_for_each(extractive, question):
+    """The second part asks for names ("which llm"): the sentence naming LLaMA3.2-8B answers,
+    however far MiniLM puts "llm" from that name."""
     _, answer = run(extractive, question)
     assert "Wanda, SparseGPT and ALPS" in answer.text and "LLaMA3.2-8B" in answer.text
     assert answer.text.count("TSENOR: Highly-Efficient") == 1  # the second goes on from the first

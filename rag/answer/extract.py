@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 
+from rag.answer.about import KIND_ASKED
 from rag.answer.intent import FRAME, SECOND_PART, Intent
 from rag.answer.naming import names_in
 from rag.answer.premises import of_others
@@ -82,18 +83,28 @@ def best_sentences(
 def second_part(rest: str, first: tuple[int, str], candidates, sources, intent, embedder, tuning):
     """The one paper's best sentence for the question's second part (`rest`), as a list of at
     most one pick: one naming something the first sentence does not, or using the words it asks
-    (not the title's), not one about other work, and close enough."""
+    (not the title's), not one about other work, and close enough; when the part asks for names
+    ("and which llm do they test"), the best naming something new however close (MiniLM puts
+    "which llm" at 0.29 from the sentence naming LLaMA3.2-8B: the kind is not the name). None
+    when the first sentence is closer to the second part than any other."""
     number, sentence = first
     named = set(names_in(sentence))
     asked = stems(rest) - stems(sources[number - 1].paper.title) - FRAME
+    names_asked = bool(KIND_ASKED.search(rest))
     own = [
         (n, s)
         for n, s in candidates
         if n == number
         and s != sentence
         and not of_others(s)
-        and (set(names_in(s)) - named or asked & stems(s))
+        and (set(names_in(s)) - named or (asked & stems(s) and not names_asked))
     ]
-    best = best_per_source(rest, own, intent.figure, embedder, tuning)
+    best = best_per_source(rest, [*own, first], intent.figure, embedder, tuning)
     score, found = best.get(number, (-1.0, ""))
-    return [(number, found)] if score >= tuning.extractive_min_similarity else []
+    if found == sentence:  # the first sentence answers it best ("comparable to PPO")
+        return []
+    return (
+        [(number, found)]
+        if found and (names_asked or score >= tuning.extractive_min_similarity)
+        else []
+    )

