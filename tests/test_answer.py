@@ -809,6 +809,13 @@ def test_a_question_asking_two_things_of_one_paper_gets_a_sentence_for_each(extr
     assert answer.text.count("TSENOR: Highly-Efficient") == 1  # the second goes on from the first
 
 
+def test_a_second_part_the_first_sentence_answers_gets_no_other_sentence(extractive):
+    """MLES's PPO sentence answers "which baseline" best: no naming sentence is added."""
+    question = "What problem does MLES address, and which baseline does it perform comparably to?"
+    _, answer = run(extractive, question)
+    assert "Proximal Policy Optimization" in answer.text and len(answer.sentences) == 1
+
+
 def test_premises_after_the_question_or_its_scope_are_read(extractive):
     """ "..., given that it changes the normalization used at inference time" (CaRe-BN "does
     not alter inference"); "in the adam sharpness paper why does adam end up with worse

@@ -55,6 +55,10 @@ PRICER = source(
         ("what does REINIT do", "contribution"),
         ("wat does REINIT introduce", "contribution"),
         ("reinit key idea?", "contribution"),
+        ("What is proposed in the REINIT work on plastic networks?", "contribution"),
+        ("plastic networks paper, whats the new idea", "contribution"),
+        ("whats REINIT's reset trick exactly", "contribution"),
+        ("what does smith et al's plasticity paper find about resets", None),  # the sentence on it
         ("Break down the REINIT paper for me", "summary"),
         ("In a nutshell, what does REINIT do?", "summary"),  # the summary word wins
         ("tell me about reinit", "summary"),
@@ -259,6 +263,32 @@ def test_a_comparison_gives_each_paper_s_sentence_on_what_it_asks_about():
     plain = classify("Compare REINIT and PRICER")
     answer = composed("comparison", [REINIT, PRICER], Draft(intent=plain, backend="test"))
     assert "In particular" not in answer.text
+    # the paper's name typed in lowercase is an aspect word its contribution uses too: the
+    # sentence on regret is still given, not the contribution again
+    typed = classify("reinit vs pricer, regret wise")
+    answer = composed("comparison", [REINIT, pricer], Draft(intent=typed, backend="test"))
+    assert "In particular: Its regret is bounded by O(sqrt(T)) [2]." in answer.text
+
+
+def test_a_summary_gives_what_a_paper_shows_before_it_proposes_in_at_most_four_lines():
+    """ "We show that ..." before the contribution is a finding; past four lines, the
+    background and the method's detail are left out."""
+    flow = source(
+        8,
+        "Randomized Flows",
+        "Flows are used for optimization. However, for short times they only match gradient "
+        "descent. We show that randomizing the time accelerates the flow. We prove that FLOW "
+        "attains Nesterov's rates. FLOW runs on GPUs with a fused kernel. Experiments show that "
+        "FLOW is 2x faster.",
+        named=True,
+    )
+    answer = composed("summary", [flow], Draft(intent=classify("Summarize FLOW"), backend="t"))
+    labels = [line.split(": ")[0].split(" — ")[-1] for line in answer.text.split("\n")]
+    assert labels == ["problem", "Finding", "Contribution", "Result"]
+    found = Draft(intent=classify("what does FLOW show about time"), backend="t")
+    first = composed("contribution", [flow], found).sentences[0].text
+    assert first.startswith("Randomized Flows: We show that randomizing")  # what it found
+    assert "randomizing the time" in answer.text and "fused kernel" not in answer.text
 
 
 def test_what_datasets_lists_the_sentence_naming_them():

@@ -85,8 +85,8 @@ def second_part(rest: str, first: tuple[int, str], candidates, sources, intent, 
     most one pick: one naming something the first sentence does not, or using the words it asks
     (not the title's), not one about other work, and close enough; when the part asks for names
     ("and which llm do they test"), the best naming something new however close (MiniLM puts
-    "which llm" at 0.29 from the sentence naming LLaMA3.2-8B: the kind is not the name). None
-    when the first sentence is closer to the second part than any other."""
+    "which llm" at 0.29 from the sentence naming LLaMA3.2-8B: the kind is not the name), unless
+    the first sentence is closer to that part than any other."""
     number, sentence = first
     named = set(names_in(sentence))
     asked = stems(rest) - stems(sources[number - 1].paper.title) - FRAME
@@ -99,12 +99,8 @@ def second_part(rest: str, first: tuple[int, str], candidates, sources, intent, 
         and not of_others(s)
         and (set(names_in(s)) - named or (asked & stems(s) and not names_asked))
     ]
-    best = best_per_source(rest, [*own, first], intent.figure, embedder, tuning)
+    best = best_per_source(rest, own + [first] * names_asked, intent.figure, embedder, tuning)
     score, found = best.get(number, (-1.0, ""))
-    if found == sentence:  # the first sentence answers it best ("comparable to PPO")
-        return []
-    return (
-        [(number, found)]
-        if found and (names_asked or score >= tuning.extractive_min_similarity)
-        else []
-    )
+    if names_asked:  # unless the first sentence answers it best ("comparable to PPO")
+        return [(number, found)] if found and found != sentence else []
+    return [(number, found)] if found and score >= tuning.extractive_min_similarity else []

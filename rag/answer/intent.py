@@ -235,8 +235,10 @@ CONTRIBUTION_ASK = re.compile(
     r"|\bwh?at( \w+){0,3} (does|did|do)\b[^?]{1,120}?\b(propose|proposes|introduce|introduces|"
     r"contribute|contributes|show|shows|prove|proves|establish|establishes|demonstrate|"
     r"demonstrates)\b|\bwhat (does|did)\b[^?]{1,60}?\bdo for\b|\bwhat('?s| is) new\b"
+    r"|\bwh?at('?s| is| was| are| were) (being )?(proposed|introduced|presented|contributed)\b"
     r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b"
-    r"|\b(main|key|core|big) (contributions?|idea|novelty)\s*\??\s*$"
+    r"|\b(main|key|core|big|new) (contributions?|idea|novelty)\s*\??\s*$"
+    r"|\bwh?at('?s| is)\b[^?]{0,60}\b((new|main|key|core|big) idea|trick)\b"
     r"|\b(main|key|core|central|headline) (results?|findings?|theorem|claim)\b",
     re.IGNORECASE,
 )

@@ -23,6 +23,8 @@ from rag.text import defang
 
 # "We propose ...", "This paper introduces ...", "To address this, we ...", "Our method ..."
 SPEAKER = r"\b(we|this (paper|work|study|article)|our (work|paper|approach|method|framework))\b"
+SPEAKS = re.compile(SPEAKER, re.IGNORECASE)
+OURS = re.compile(rf"{SPEAKER}|^\s*our\b", re.IGNORECASE)  # "Our theory reveals that ..."
 CONTRIBUTION = re.compile(
     SPEAKER + r"[^.;]{0,80}?\b(propos|introduc|present|develop|design|formulat|deriv|prov(e|es|ed|"
     r"ing)\b|establish|devis|construct|put forward|reformulat|settl)\w*"
@@ -59,7 +61,7 @@ MEASURED = re.compile(
 # points at it ("we also provide the theoretical guarantee for our empirical findings").
 FINDS = re.compile(
     r"\b(find|found|show|showed|shown|prove|proved|demonstrate|observe|reveal|establish|confirm)s?"
-    r"\s+that\b",
+    r"\s+(?:[\w-]+[\s:]+){0,3}?that\b",  # "reveals a unique phenomenon: that"
     re.IGNORECASE,
 )
 PROBLEM = re.compile(
@@ -122,6 +124,7 @@ class Roles(BaseModel):
     problem: str = ""
     background: str = ""  # the first sentence, when none before the contribution is a problem
     antecedent: str = ""  # the sentence before the contribution, when it leans back on it
+    finding: str = ""  # what it shows before the contribution ("We show that by randomizing ...")
     contribution: str = ""
     result: str = ""
     detail: str = ""
@@ -153,6 +156,7 @@ def roles(paper, verb: str = "") -> Roles:
     after = (
         [s for s in after if MEASURED.search(s)] or [s for s in after if FINDS.search(s)] or after
     )
+    finding = next((s for s in sentences[:at] if FINDS.search(s) and OURS.search(s)), "")
     following = sentences[at + 1] if at + 1 < len(sentences) else ""
     names = {name, *names_in(sentences[at])} - {None}  # "RFT-Inf quantifies ..." goes on
     goes_on = (
@@ -176,6 +180,7 @@ def roles(paper, verb: str = "") -> Roles:
         problem=with_antecedent(sentences, sentences.index(before[-1])) if before else "",
         background="" if before else " ".join(sentences[:at][:1]),
         antecedent=antecedent_of(sentences, at),
+        finding=finding,
         contribution=sentences[at],
         result=result,
         detail=detail,
@@ -356,17 +361,19 @@ def compared_aspect(intent, sources: list[Source]) -> set[str]:
 
 def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     """The abstract's sentence using most of the comparison's `aspect` words (the first of
-    those, at least one) among what the paper brings (from its contribution sentence on,
-    no background), when it is none of the sentences the answer already gives."""
+    those, at least one) among what the paper brings (from where it first speaks of itself,
+    "We show that ...", or its contribution sentence on; no background), other than the
+    sentences the answer already gives."""
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     start = sentences.index(found.contribution) if found.contribution in sentences else 0
+    start = next((i for i, s in enumerate(sentences[:start]) if SPEAKS.search(s)), start)
     scored = [
         (len(aspect & stems(s)), -place, s)
         for place, s in enumerate(sentences[start:])
-        if not PROBLEM.search(s)
+        if not PROBLEM.search(s) and s not in (found.contribution, found.result)
     ]
     count, _, sentence = max(scored, default=(0, 0, ""))
-    return sentence if count and sentence not in (found.contribution, found.result) else ""
+    return sentence if count else ""
 
 
 # The verb a "what does X introduce / propose / prove" question asks with.
@@ -390,15 +397,25 @@ LABELS = {
 
 
 def role_lines(
-    source: Source, found: Roles, number: int, which: tuple[str, ...], labelled: bool
+    source: Source,
+    found: Roles,
+    number: int,
+    which: tuple[str, ...],
+    labelled: bool,
+    most: int | None = None,
 ) -> list:
-    """The paper's role sentences (`found`) as cited answer lines; the first names the paper."""
-    lines, title, said = [], defang(source.paper.title), set()
+    """The paper's role sentences (`found`) as cited answer lines; the first names the paper.
+    Beyond `most` lines, the SPARE roles are left out, in their order."""
+    chosen, title = [], defang(source.paper.title)
     for role in which:
         sentence = defang(getattr(found, role)).rstrip(".")
-        if not sentence or any(sentence in earlier for earlier in said):
-            continue
-        said.add(sentence)
+        if sentence and not any(sentence in earlier for _, earlier in chosen):
+            chosen.append((role, sentence))
+    for spare in SPARE:
+        if most and len(chosen) > most:
+            chosen = [(role, sentence) for role, sentence in chosen if role != spare]
+    lines = []
+    for role, sentence in chosen:
         label = LABELS.get(role, role) if labelled else ""
         if not lines:  # the paper's first line names it
             head = f"{title} — {label}: " if label else f"{title}: "
@@ -406,6 +423,12 @@ def role_lines(
             head = f"{label.capitalize()}: " if label else ""
         lines.append(_line(f"{head}{sentence}.", number))
     return lines
+
+
+# A summary of more lines says most of an abstract: past SUMMARY_LINES, the background, the
+# method's detail and the sentence the contribution leans on go first, in that order.
+SUMMARY_LINES = 4
+SPARE = ("background", "more", "antecedent")
 
 
 def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
@@ -418,6 +441,7 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
             "problem",
             "background",
             "antecedent",
+            "finding",
             "contribution",
             "more",
             "asked",
@@ -428,7 +452,7 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
     }[shape]
     question = draft.intent.text
     if shape == "contribution" and RESULT_ASK.search(question):
-        which = (*which, "result")  # "what do they show / prove about X"
+        which = ("finding", *which, "result")  # "what do they show / prove / find about X"
     second = SECOND_PART.search(question)  # "What does X introduce, and how is it scalable?"
     first = question[: second.start()] if second else question
     verb = asked_verb(first) if shape == "contribution" else ""
@@ -444,7 +468,12 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
         line
         for number, source in enumerate(sources, start=1)
         for line in role_lines(
-            source, found[source.paper.paper_id], number, which, labelled=shape != "contribution"
+            source,
+            found[source.paper.paper_id],
+            number,
+            which,
+            labelled=shape != "contribution",
+            most=SUMMARY_LINES if shape == "summary" else None,
         )
     ]
     if not sentences:
