@@ -816,6 +816,29 @@ def test_a_second_part_the_first_sentence_answers_gets_no_other_sentence(extract
     assert "Proximal Policy Optimization" in answer.text and len(answer.sentences) == 1
 
 
+def test_names_of_kinds_surnames_and_beaten_work_are_no_premises(extractive):
+    """An abstract naming LLaMA3.2-8B states an LLM (SPICED's names none); "Jiang et al." is
+    an author of another paper, not a name SepNN's abstract must state; a lowercase surname
+    names its paper ("diakonikolas relu paper"); what RLAF outperforms it does not use."""
+    _, answer = run(extractive, "Which pruning frameworks and which LLM does TSENOR work with?")
+    assert not answer.abstained and "LLaMA3.2-8B" in answer.text
+    _, answer = run(extractive, "which LLM does SPICED use?")
+    assert answer.abstained and answer.reason == Reason.NOT_STATED
+    _, answer = run(
+        extractive,
+        "How do the Jiang et al. paper on preconditioned gradient descent and the separable "
+        "neural networks paper each deal with spectral bias?",
+    )
+    assert not answer.abstained
+    question = "diakonikolas relu w/ queries paper vs the single index harmonic decomposition one?"
+    _, answer = run(extractive, question)
+    assert {"Robust Regression of General ReLUs with Queries"} < {c.title for c in answer.citations}
+    assert "recent work gave" not in answer.text  # other work, no aspect of this paper
+    question = "How does RLAF use expert-supervised weighting heuristics to train its GNN?"
+    _, answer = run(extractive, question)
+    assert answer.abstained and answer.reason == Reason.NOT_STATED
+
+
 def test_premises_after_the_question_or_its_scope_are_read(extractive):
     """ "..., given that it changes the normalization used at inference time" (CaRe-BN "does
     not alter inference"); "in the adam sharpness paper why does adam end up with worse

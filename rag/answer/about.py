@@ -39,12 +39,32 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
     missing = intent.details - set(DETAIL_PHRASES) - stems(text)
     words = re.findall(r"[A-Za-z][A-Za-z0-9-]+", intent.text)
     known = Known(text)
-    names = [n for n in names_in(intent.question) if not known.states(n) and n not in others]
+    names = [
+        n
+        for n in names_in(intent.question)
+        if not known.states(n) and n not in others and not instance_of(n, text)
+    ]
     closed = re.sub(r"[\s${}]", "", text)
     values = [v for v in settings(intent.question) if v not in closed]
     return list(
         dict.fromkeys([*phrases, *(w for w in words if stems(w) & missing), *names, *values])
     )
+
+
+# Kinds of thing a question names with an acronym ("which LLM does TSENOR test") and the names
+# of their best-known members: an abstract naming LLaMA3.2-8B states an LLM.
+INSTANCES = {
+    "llm": re.compile(
+        r"\b(LLaMA|Llama|GPT|Qwen|Mistral|Mixtral|Gemma|Phi-\d|OPT-|Falcon|Vicuna|DeepSeek|"
+        r"Claude|PaLM|BLOOM|Pythia|OLMo)",
+    ),
+}
+
+
+def instance_of(kind: str, text: str) -> bool:
+    """Whether the text names a member of the kind the acronym stands for ("LLM": LLaMA)."""
+    pattern = INSTANCES.get(kind.lower().removesuffix("s"))
+    return bool(pattern and pattern.search(text))
 
 
 # "How does X use a diffusion model to ...?" takes for granted that X uses one: the technique
@@ -115,6 +135,12 @@ def presumed(intent: Intent, source: Source, lexicon, common: float) -> list[str
     return [match.group("what")]
 
 
+# What a paper's method is better than is other work: "outperform expert-supervised approaches".
+BEATEN = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|beat\w*|improv\w* (?:on|over|upon))\s+(?:the\s+)?"
+    r"(?:[\w-]+\s+){0,3}?(?:methods?|approach\w*|baselines?|techniques?|models?|algorithms?)\b",
+    re.IGNORECASE,
+)
 # "calibration-free compression", "gradient-free attacks": done without it.
 FREE_OF = re.compile(r"\b([A-Za-z]+)-free\b")
 
@@ -131,6 +157,7 @@ def own_words(source: Source, span: int = 4) -> set[str]:
         if led_by_others(sentence):
             continue
         sentence = OTHERS_NAMED.sub("", SET_AGAINST.sub("", sentence))  # "and existing X attacks"
+        sentence = BEATEN.sub("", sentence)  # "outperform expert-supervised approaches"
         denied = set().union(
             *(
                 stems(" ".join(sentence[n.end() :].split()[:span]))

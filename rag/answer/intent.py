@@ -136,7 +136,7 @@ corpus collect abstract articl public thing stuff pleas kind sort exist compar v
 between tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
 establish deriv provid form type core part style way like evalu report result one dataset
-variant main primari bound guarante consid address tackl touch handl etc""".split()
+variant main primari bound guarante consid address tackl touch handl etc either neither""".split()
 )
 
 

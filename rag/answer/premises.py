@@ -347,7 +347,7 @@ OTHERS = re.compile(
 )
 # ... anywhere in it: "While X has been proposed, existing methods for Y are restricted to M=4".
 OTHERS_NAMED = re.compile(
-    r"\b(?:existing|prior|previous|conventional|traditional|classical|earlier)\s+"
+    r"\b(?:existing|prior|previous|recent|conventional|traditional|classical|earlier)\s+"
     r"(?:[\w-]+\s+){0,2}?(?:methods?|approach\w*|works?|techniques?|attacks?|analys[ie]s|"
     r"models?|algorithms?|solutions?|studies|frameworks?|literature|research|solvers?|"
     r"baselines?)\b",

@@ -15,6 +15,7 @@ from rag.answer.about import KIND_ASKED, either, unnamed, unstated
 from rag.answer.draft import Draft, abstention
 from rag.answer.intent import RESULT_ASK, SECOND_PART
 from rag.answer.naming import names_in
+from rag.answer.premises import of_others
 from rag.answer.verdict import Reason
 from rag.figures import MATH, math_key
 from rag.models import Answer, AnswerSentence, Source
@@ -370,7 +371,9 @@ def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     scored = [
         (len(aspect & stems(s)), -place, s)
         for place, s in enumerate(sentences[start:])
-        if not PROBLEM.search(s) and s not in (found.contribution, found.result)
+        if not PROBLEM.search(s)
+        and not of_others(s)
+        and s not in (found.contribution, found.result)
     ]
     count, _, sentence = max(scored, default=(0, 0, ""))
     return sentence if count else ""

@@ -173,12 +173,15 @@ class MetadataIndex:
 
     def _by_surname(self, query: str) -> list[str]:
         """The papers whose author's surname the query writes capitalised ("Tönshoff and
-        Grohe's SAT paper", "Tonshoff" too) or before "et al" ("saukh et al"), one paper's only
+        Grohe's SAT paper", "Tonshoff" too), before "et al" ("saukh et al") or in lower case
+        from 5 letters ("diakonikolas relu paper"), one paper's only
         and no English word ("Long") nor shorter than 4 letters ("Li"), once per surname."""
         papers = []
         # 4 letters at least: the seeds' shorter surnames ("Li", "Mei", "Kim") are shared by
         # several papers or too short to tell from other words
-        written = re.findall(r"\b[A-Z][^\W\d_]{3,}|\b[^\W\d_]{4,}(?=\s+et\.?\s+al\b)", query)
+        written = re.findall(
+            r"\b[A-Z][^\W\d_]{3,}|\b[^\W\d_]{4,}(?=\s+et\.?\s+al\b)|\b[^\W\d_A-Z]{5,}\b", query
+        )  # lower case from 5 letters: "diakonikolas relu paper"
         for token in dict.fromkeys(written):  # "Saukh", "saukh et al"
             key = unaccented(token.casefold())
             own = self.surnames.get(key, set())
@@ -200,9 +203,13 @@ class MetadataIndex:
 
     def own_names(self, query: str) -> set[str]:
         """The words of the query that are some paper's own name (a title's, or one its
-        paper introduces), in any case: another paper, not a premise about this one."""
+        paper introduces), in any case, or an author's surname, capitalised: another paper, not
+        a premise about this one."""
         tokens = set(re.findall(TOKEN, query))
-        return {t for t in tokens if self._typed({t}, query)}
+        surnames = {
+            t for t in tokens if t[:1].isupper() and unaccented(t.casefold()) in self.surnames
+        }
+        return {t for t in tokens if self._typed({t}, query)} | surnames  # "the Jiang et al. paper"
 
     def mentioned(self, query: str, as_written: bool = False) -> list[str]:
         """Papers whose author or method the query names, or whose area label it asks about,
