@@ -61,9 +61,9 @@ INSTANCES = {
 }
 
 
-def instance_of(kind: str, text: str) -> bool:
-    """Whether the text names a member of the kind the acronym stands for ("LLM": LLaMA)."""
-    pattern = INSTANCES.get(kind.lower().removesuffix("s"))
+def instance_of(name: str, text: str) -> bool:
+    """Whether the text names a member of the kind the name stands for ("LLM": LLaMA)."""
+    pattern = INSTANCES.get(name.lower().removesuffix("s"))
     return bool(pattern and pattern.search(text))
 
 

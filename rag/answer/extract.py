@@ -99,7 +99,8 @@ def second_part(rest: str, first: tuple[int, str], candidates, sources, intent, 
         and not of_others(s)
         and (set(names_in(s)) - named or (asked & stems(s) and not names_asked))
     ]
-    best = best_per_source(rest, own + [first] * names_asked, intent.figure, embedder, tuning)
+    pool = own + ([first] if names_asked else [])  # is the first the best for it?
+    best = best_per_source(rest, pool, intent.figure, embedder, tuning)
     score, found = best.get(number, (-1.0, ""))
     if names_asked:  # unless the first sentence answers it best ("comparable to PPO")
         return [(number, found)] if found and found != sentence else []

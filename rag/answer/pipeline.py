@@ -227,7 +227,9 @@ class Answerer:
             )
             yield from self._answer(prompt, draft, intent)
 
-    def _read_first(self, intent: Intent, sources: list[Source]) -> tuple[list[Source], list]:
+    def _read_first(
+        self, intent: Intent, sources: list[Source]
+    ) -> tuple[list[Source], list[Source]]:
         """The sources with those the model reads first, and those it reads: a model reads only
         the papers the extractive answer would cite (all when it would cite none). Prompt length
         is latency (~40 prompt tokens a second on 2 AVX2 cores), and on the fresh l+o sets the

@@ -399,6 +399,12 @@ LABELS = {
 }  # how a role's line is labelled, where not by its name
 
 
+# A summary of more lines says most of an abstract: past SUMMARY_LINES, the background, the
+# method's detail and the sentence the contribution leans on go first, in that order.
+SUMMARY_LINES = 4
+SPARE = ("background", "more", "antecedent")
+
+
 def role_lines(
     source: Source,
     found: Roles,
@@ -426,12 +432,6 @@ def role_lines(
             head = f"{label.capitalize()}: " if label else ""
         lines.append(_line(f"{head}{sentence}.", number))
     return lines
-
-
-# A summary of more lines says most of an abstract: past SUMMARY_LINES, the background, the
-# method's detail and the sentence the contribution leans on go first, in that order.
-SUMMARY_LINES = 4
-SPARE = ("background", "more", "antecedent")
 
 
 def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
