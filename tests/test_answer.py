@@ -816,6 +816,21 @@ def test_a_second_part_the_first_sentence_answers_gets_no_other_sentence(extract
     assert "Proximal Policy Optimization" in answer.text and len(answer.sentences) == 1
 
 
+def test_a_described_paper_s_what_is_it_about_is_that_paper_after_another_answer(extractive):
+    """Found in the browser: after an answer about SAFA-SNN, "hyperparameter trajectory
+    inference paper - what is it about" summarized SAFA-SNN (its "it" read as a follow-up)."""
+    history = exchange(
+        "why does SAFA-SNN use zeroth-order optimization?",
+        "SAFA-SNN copes with spike non-differentiability with zeroth-order optimization [1].",
+    )
+    question = "hyperparameter trajectory inference paper - what is it about"
+    _, answer = run(extractive, question, history=history)
+    assert title_names(answer) == {
+        "Hyperparameter Trajectory Inference with Conditional Lagrangian Optimal Transport"
+    }
+    assert answer.text.split("\n")[0].split(" — ")[1].startswith(("problem", "background"))
+
+
 def test_names_of_kinds_surnames_and_beaten_work_are_no_premises(extractive):
     """An abstract naming LLaMA3.2-8B states an LLM (SPICED's names none); "Jiang et al." is
     an author of another paper, not a name SepNN's abstract must state; a lowercase surname

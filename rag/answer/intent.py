@@ -645,6 +645,22 @@ def asks_for_papers_on(question: str) -> bool:
     return bool(LIST_QUESTION.search(question)) and bool(topic_of(question))
 
 
+# "the hyperparameter trajectory inference paper - what is it about": the "it" is the paper the
+# question has just described, not one of the conversation's.
+ABOUT_ITSELF = re.compile(
+    r"^\s*(?:(?:that|this|the)\s+)?(?P<what>\S.{2,}?)\s*(?:[-–—:,]+|\s)\s*(?:so\s+)?"
+    r"what(?:'?s| is)\s+it\s+(?:all\s+)?about\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+def about_itself(question: str) -> str:
+    """The question with a described paper's "- what is it about" asked of that paper: "what is
+    the X paper about?"; any other question as it is."""
+    match = ABOUT_ITSELF.match(question)
+    return f"what is the {match.group('what')} about?" if match else question
+
+
 def refers_back(question: str) -> bool:
     """Whether the question points at papers named before ("those", "it", "which one")."""
     return bool(REFERS_BACK.search(question))

@@ -28,6 +28,7 @@ from rag.answer.extract import best_sentences
 from rag.answer.intent import (
     GROUP,
     Intent,
+    about_itself,
     asks_for_papers_on,
     carries_on,
     classify,
@@ -275,6 +276,7 @@ class Answerer:
         """The question classified, after a follow-up is made standalone: "which of those ..."
         keeps the question as asked within the papers named before; a question naming its
         subject ("How does FIRE keep its plasticity?") stands alone."""
+        question = about_itself(question)  # "the HTI paper - what is it about": not a follow-up
         read = framed_right(latin(question), self._known_word)  # "Πnet", "papres"
         named = set(self.retriever.mentioned(read))
         if named and (again := asked_again(read, history, self.retriever.metadata.own_names)):
