@@ -181,7 +181,9 @@ class MetadataIndex:
         # several papers or too short to tell from other words
         written = re.findall(
             r"\b[A-Z][^\W\d_]{3,}|\b[^\W\d_]{4,}(?=\s+et\.?\s+al\b)|\b[^\W\d_A-Z]{5,}\b", query
-        )  # lower case from 5 letters: "diakonikolas relu paper"
+        )  # lower case from 5 letters: "diakonikolas relu paper"; of the seeds' 58 one-paper
+        # surnames that long and no English word, one is a word of an abstract ("mazumder", in
+        # TSENOR's code link, his own paper's)
         for token in dict.fromkeys(written):  # "Saukh", "saukh et al"
             key = unaccented(token.casefold())
             own = self.surnames.get(key, set())
