@@ -10,7 +10,7 @@ from rag.answer.checks.names import StatedNames
 from rag.answer.citations import parse_sentence
 from rag.answer.conversation import by_description, fits_none, scope_of_follow_up
 from rag.answer.draft import Draft
-from rag.answer.intent import Kind, classify, refers_back, shape_of
+from rag.answer.intent import Kind, carries_on, classify, refers_back, shape_of
 from rag.answer.naming import names_in, ungrounded, unstated_by_cited
 from rag.answer.prompts import without_prompt_format
 from rag.answer.roles import composed, naming_sentence, naming_sentences, roles, shaped_papers
@@ -238,7 +238,35 @@ def test_what_a_paper_shows_is_its_contribution_and_result():
     said = [s.text.split(": ")[-1][:20] for s in answer.sentences]
     assert said == ["We propose REINIT, a", "REINIT is evaluated ", "Experiments show tha"]
     proposes = Draft(intent=classify("What does REINIT propose?"), backend="test")
-    assert len(composed("contribution", [REINIT], proposes).sentences) == 2  # no result
+    said = [
+        s.text.split(": ")[-1][:20] for s in composed("contribution", [REINIT], proposes).sentences
+    ]
+    assert said == ["We propose REINIT, a", "REINIT is evaluated ", "Experiments show tha"]
+
+
+def test_a_contribution_is_the_main_one_with_its_result():
+    """ "Our main result is ..." is the contribution whatever verb the question asks with; a
+    proposal added to it ("Additionally, we propose ...") is not, even asked with its verb; a
+    closing "Together, these results ..." is the result only when no other is stated."""
+    theory = source(
+        13,
+        "Queries",
+        "We study learning ReLUs. Our main result is an efficient learner with few queries. "
+        "We complement it by showing that the bound is near-optimal. Finally, we establish "
+        "that queries are necessary. Together, these results settle the question.",
+    )
+    found = roles(theory.paper, verb="establish")
+    assert found.contribution.startswith("Our main result")
+    assert found.result == "Finally, we establish that queries are necessary."
+    molecules = source(
+        14,
+        "Molecules",
+        "Localization needs sparse emitters. In this work, we derive a loss that removes NMS. "
+        "Additionally, we propose an iterative network. Experiments show that both help.",
+    )
+    assert roles(molecules.paper, verb="propos").contribution.startswith("In this work")
+    own = source(15, "QNN", "Theory is lacking. We propose a model and prove that it is universal.")
+    assert roles(own.paper).antecedent == ""  # "it" is the model it proposes
 
 
 def test_a_comparison_gives_each_paper_s_sentence_on_what_it_asks_about():
@@ -332,6 +360,15 @@ def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
     assert not fits_none("what does the first one prove", papers)
     assert not fits_none("how do the first and second ones differ?", papers)
     assert refers_back("what does the hazan one prove")
+    assert refers_back("how is that different from the model folding paper")
+    assert refers_back("how does SAFA-SNN compare to that?")
+    assert not refers_back("what is the difference between FIRE and AnaCP")
+    assert shape_of("How do the Jiang et al. paper and the SepNN paper each deal with X?") == (
+        "comparison"
+    )
+    assert shape_of("do FIRE and AnaCP cite each other") is None
+    assert carries_on("does the proof cover other optimizers too? which ones")
+    assert not carries_on("is it too slow for large graphs")
     chosen = classify("which of those is the pricing one and how does it work", scope={"p2"})
     assert not chosen.is_list  # one paper chosen: answered about it, not listed
 
@@ -716,6 +753,25 @@ def test_what_is_a_papers_name_asks_what_the_paper_proposes():
     assert classify("whats G&C exactly?", named={"p1"}).shape == "contribution"
     assert classify("what is neural collapse").shape is None  # a topic: the prose answer
     assert classify("what is RLAF's reward signal", named={"p1"}).shape is None
+
+
+def test_asking_nothing_of_a_paper_but_what_it_does_asks_its_contribution():
+    from rag.answer.intent import asks_what_it_does
+    from rag.sentences import stems
+
+    own = stems("Adaptive Riemannian ADMM Deng Jin ARADMM")
+    for question in (
+        "what does ARADMM achieve",
+        "what is proven about ARADMM",
+        "deng & jin paper - whats the contribution",
+    ):
+        assert asks_what_it_does(classify(question, named={"p1"}), own), question
+    for question in (
+        "ARADMM results on sparse PCA",
+        "what GPU does ARADMM use",
+        "who wrote ARADMM",
+    ):
+        assert not asks_what_it_does(classify(question, named={"p1"}), own), question
 
 
 def test_a_name_written_with_latex_and_a_summary_asked_with_an_aside():

@@ -85,6 +85,8 @@ def test_a_surname_written_as_a_name_calls_its_one_paper():
     assert index.mentioned("what does grohe show") == ["p3"]  # 5 letters: no word is it
     assert index.mentioned("what does kane show") == []
     assert index.mentioned("the grohe et al paper") == ["p3"]  # "et al" says it is a surname
+    assert index.mentioned("the Kane et al. paper") == ["p1"]  # of two, p1's first author
+    assert index.mentioned("the Mei et al. paper") == []  # 3 letters: too short to tell
 
 
 def paper(pid: str, title: str, abstract: str = "x") -> Paper:
@@ -162,6 +164,9 @@ def test_a_paper_the_question_describes_is_the_one_it_asks_about(retriever):
     assert retriever.catalog.get(screen).title.startswith("Physically-Guided Optical Inversion")
     assert retriever.described("what does the first paper say") == []  # the conversation's
     assert retriever.described("what does the learning paper say") == []  # many papers learn
+    [microscopy] = retriever.described("HTI, the single molecule localization one and TSENOR")
+    assert retriever.catalog.get(microscopy).title.startswith("Optimal transport unlocks")
+    assert retriever.described("argues Hermite is the wrong basis and that one should") == []
 
 
 def test_exact_method_name_ranks_its_paper_first(retriever):

@@ -35,7 +35,10 @@ def unstated(intent: Intent, source: Source, others=frozenset()) -> list[str]:
     false premise is answered by saying so, not from the closest sentence. `others` are names
     of other papers ("EvA vs MLES"): no premise about this one."""
     text = f"{metadata_sentence(source.paper)} {source.paper.abstract}"
-    phrases = [d for d in intent.details if d in DETAIL_PHRASES and not states_detail(d, text)]
+    phrases = sorted(  # in the order the question asks them
+        (d for d in intent.details if d in DETAIL_PHRASES and not states_detail(d, text)),
+        key=lambda d: re.search(DETAIL_PHRASES[d][0], intent.text, re.IGNORECASE).start(),
+    )
     missing = intent.details - set(DETAIL_PHRASES) - stems(text)
     words = re.findall(r"[A-Za-z][A-Za-z0-9-]+", intent.text)
     known = Known(text)

@@ -116,12 +116,17 @@ REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
     r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors)\b"
     r"|\b(?:does|did|would) (?:that|this) (?:compare|stack|differ)\b"  # "how does that compare"
+    r"|\b(?:is|was|are) (?:that|this) (?:one )?(?:different|similar|related|better|worse|"
+    r"faster|slower|like|unlike)\b"  # "how is that different from ..."
+    r"|\b(?:than|to|from|with|vs\.?|versus) (?:that|this)(?: one)?\s*[?.!]*\s*$"  # "... compare to that?"
     rf"|{DESCRIBED_ONE}",
     re.IGNORECASE,
 )
 # Leans on the conversation without narrowing it to the papers named before.
 CONTINUES = re.compile(
-    r"^\s*(and|what about|how about)\b|\b(another|also|the same|as well)\b", re.IGNORECASE
+    r"^\s*(and|what about|how about)\b|\b(another|also|the same|as well)\b"
+    r"|\btoo\s*(?=[?.!,;]|$)",  # "does the proof cover other optimizers too?"
+    re.IGNORECASE,
 )
 # "Which one ...", "which of those ...": a choice among several papers.
 CHOOSES = re.compile(r"\bwhich (one|of)\b", re.IGNORECASE)
@@ -136,7 +141,7 @@ corpus collect abstract articl public thing stuff pleas kind sort exist compar v
 between tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
 establish deriv provid form type core part style way like evalu report result one dataset
-variant main primari bound guarante consid address tackl touch handl etc either neither""".split()
+variant main primari bound guarante consid address tackl touch handl etc either neither too""".split()
 )
 
 
@@ -244,7 +249,7 @@ CONTRIBUTION_ASK = re.compile(
 )
 # A contribution question asking what the paper found: its result sentence says that too.
 RESULT_ASK = re.compile(
-    r"\b(show|shows|showed|prove|proves|proved|establish\w*|demonstrat\w*|find|finds|found|"
+    r"\b(show|shows|showed|prove|proves|proved|proven|establish\w*|demonstrat\w*|find|finds|found|"
     r"results?|findings?|theorems?|claims?)\b",
     re.IGNORECASE,
 )
@@ -266,6 +271,7 @@ NAMES_ASK = re.compile(
 COMPARISON_ASK = re.compile(
     r"\b(compar(e|ing|ison)|(?<!by )(?<!in )contrast|differ|differs|differences?|vs\.?|versus)\b"
     r"|\bsimilarit(y|ies) between\b|\brelate to each other\b|\bdifferent(ly)? from\b|"
+    r"\band\b[^?]{1,100}\beach\s+(?!of\b|other\b)[a-z]+|"  # "how do A and B each deal with X"
     r"\bdistinguish\w*|\bhow (are|is|were|was)\b[^?]{0,60}\bdifferent\b"
     r"|\bhow (does|do|did)\b[^?]{0,120}\brelates? to (the|that|this)\b[^?]{0,80}"
     r"\b(paper|work|one)\b",  # "how does the X paper relate to the Y paper"
@@ -456,6 +462,32 @@ WHAT_IS = re.compile(
     r"(?:\s+(?:paper|method|framework|approach|algorithm|model|exactly|again))?\s*\??\s*$",
     re.IGNORECASE,
 )
+
+
+# What asks of a paper as a whole, not of a topic in it: "what does ARADMM achieve", "what is
+# proven about SAQNN", "marsden & hazan paper - whats the contribution".
+WHAT_IT_DOES = stems(
+    """achieve accomplish bring contribution contribute result outcome finding find show prove
+    proven establish demonstrate claim theorem theoretical theory empirical main key core central
+    headline big novel new novelty idea point takeaway gist purpose goal aim do doing offer
+    propose introduce present deliver solve tackle address give provide paper work study method
+    approach"""
+)
+
+
+def asks_what_it_does(intent: Intent, own: set[str]) -> bool:
+    """Whether a question about one paper asks only what the paper does: its topic words are
+    the paper's `own` (its title's, its authors', the names that name it) or WHAT_IT_DOES;
+    not a list, a figure, its metadata or a detail."""
+    asks_other = (
+        intent.is_list
+        or intent.asks_for_papers
+        or intent.figure is not None
+        or intent.asks_metadata
+        or intent.asks_code
+        or intent.details
+    )
+    return bool(intent.topic) and not asks_other and not intent.topic - own - WHAT_IT_DOES
 
 
 def classify(

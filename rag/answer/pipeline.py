@@ -30,12 +30,14 @@ from rag.answer.intent import (
     Intent,
     about_itself,
     asks_for_papers_on,
+    asks_what_it_does,
     carries_on,
     classify,
     compared_group,
     compared_parts,
     continues,
     in_english,
+    joined_compounds,
     shape_of,
     topic_of,
 )
@@ -47,6 +49,7 @@ from rag.answer.listing import (
     list_answer,
     relevant_papers,
 )
+from rag.answer.naming import names_in
 from rag.answer.premises import contradicted, denied, reversed_premise, said_of_others
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.roles import composed, shaped_papers
@@ -314,7 +317,20 @@ class Answerer:
             standalone = standalone_question(
                 read, history, self._rewriter(), self.tuning.follow_up_words
             )
-        return classify(question, standalone, named, scope, tuning=self.tuning)
+        intent = classify(question, standalone, named, scope, tuning=self.tuning)
+        if not intent.shape and not scope and len(named) == 1:
+            (paper_id,) = named
+            if asks_what_it_does(intent, self._own_words(paper_id, read)):
+                return intent.model_copy(update={"shape": "contribution"})
+        return intent
+
+    def _own_words(self, paper_id: str, question: str) -> set[str]:
+        """The stems of the paper's title and authors, and of the question's names that name
+        it alone ("ARADMM"; not "CIFAR-100")."""
+        paper = self.retriever.source_for(paper_id).paper
+        names = [n for n in names_in(question) if self.retriever.mentioned(n) == [paper_id]]
+        own = " ".join([paper.title, *paper.authors, *names])
+        return stems(own) | joined_compounds(own)  # "outcome-based" as "outcomebased" too
 
     def _compared_to(self, question: str, scope: set[str]) -> str | None:
         """The paper a follow-up comparison describes after its verb ("how does it compare to

@@ -32,6 +32,9 @@ CONTRIBUTION = re.compile(
     r"|\bour (main |key |primary )?(results?|contributions?) (is|are)\b",  # "Our main result is"
     re.IGNORECASE,
 )
+MAIN_RESULT = re.compile(
+    r"\bour (main|key|primary) (result|contribution)s? (is|are)\b", re.IGNORECASE
+)
 # Weaker: what the paper studies or provides, when it proposes nothing ("This paper studies X").
 STUDIES = re.compile(
     SPEAKER + r"[^.;]{0,80}?\b(stud(y|ies)|investigat|analy[sz]|consider|provid|offer|show|"
@@ -61,9 +64,15 @@ MEASURED = re.compile(
 # A result stated as what was found ("we find that X converges to ..."), over one that only
 # points at it ("we also provide the theoretical guarantee for our empirical findings").
 FINDS = re.compile(
-    r"\b(find|found|show|showed|shown|prove|proved|demonstrate|observe|reveal|establish|confirm)s?"
+    r"\b(find|found|show|showed|shown|prove|proved|demonstrate|observe|reveal|establish|confirm|"
+    r"finding|showing|proving|demonstrating|revealing|establishing)s?"
     r"\s+(?:[\w-]+[\s:]+){0,3}?that\b",  # "reveals a unique phenomenon: that"
     re.IGNORECASE,
+)
+# A closing sentence that sums the results up rather than stating one ("Together, these results
+# constitute a theoretical foundation for ..."): a result only when the abstract states no other.
+WRAP_UP = re.compile(
+    r"^\s*(together|taken together|overall|in summary|in conclusion|collectively)\b", re.IGNORECASE
 )
 PROBLEM = re.compile(
     r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remain(s|ed)?|struggl\w*|lack\w*|"
@@ -99,7 +108,7 @@ OWN_METHOD = re.compile(
 LEANS_BACK = re.compile(
     r"\b(?:this|these|such)\s+(?:[\w-]+\s+)?(?:problems?|issues?|challenges?|gaps?|limitations?|"
     r"questions?|tasks?|settings?|difficult(?:y|ies)|bottlenecks?|shortcomings?|phenomen(?:on|a)|"
-    r"observations?|conclusions?|assumptions?|beliefs?|claims?|findings?)\b"
+    r"observations?|conclusions?|assumptions?|beliefs?|claims?|findings?|insights?)\b"
     r"|\b(?:overcome|address|tackle|solve|mitigate|remedy|resolve)\s+(?:this|these|them|it)\b"
     r"|\bthat (?:this|these|it)\b|^\s*(?:this|these)\s+(?!paper|work|study|article)[a-z]+s\b",
     re.IGNORECASE,
@@ -108,8 +117,12 @@ LEANS_BACK = re.compile(
 
 def antecedent_of(sentences: list[str], at: int) -> str:
     """The sentence before the one at `at` when that one leans back on it ("Despite this
-    problem, ..."); empty otherwise."""
-    return sentences[at - 1] if at > 0 and LEANS_BACK.search(sentences[at]) else ""
+    problem, ..."; not "we propose a model and demonstrate that it ...", whose "it" is the
+    model); empty otherwise."""
+    leans = at > 0 and LEANS_BACK.search(sentences[at])
+    proposed = leans and CONTRIBUTION.search(sentences[at], endpos=leans.start())
+    own = proposed and re.fullmatch(r"that it", leans.group(0), re.IGNORECASE)
+    return sentences[at - 1] if leans and not own else ""
 
 
 def with_antecedent(sentences: list[str], at: int) -> str:
@@ -153,7 +166,8 @@ def roles(paper, verb: str = "") -> Roles:
     name = title_name(paper.title)
     at = _contribution_index(sentences, name, verb)
     before = [s for s in sentences[:at] if PROBLEM.search(s)]
-    after = [s for s in sentences[at + 1 :] if RESULT.search(s)]
+    after = [s for s in sentences[at + 1 :] if RESULT.search(s) or FINDS.search(s)]
+    after = [s for s in after if not WRAP_UP.search(s)] or after
     after = (
         [s for s in after if MEASURED.search(s)] or [s for s in after if FINDS.search(s)] or after
     )
@@ -193,15 +207,27 @@ def roles(paper, verb: str = "") -> Roles:
 ENUMERATED = re.compile(r"^\s*\(?(2|ii|b)\)\s", re.IGNORECASE)
 
 
+# A proposal added to the main one: "Additionally, we propose ...", "We also introduce ...".
+ADDED = re.compile(
+    r"^\s*(additionally|furthermore|moreover|finally|besides|in addition)\b|\bwe (also|further)\b",
+    re.IGNORECASE,
+)
+
+
 def _contribution_index(sentences: list[str], name: str | None, verb: str = "") -> int:
     """The first sentence saying what the paper proposes ("we propose ...", "In this work, we
     ..."; not one that only says where it looks: "In this paper, we focus on ..."), the first
-    with the asked `verb` ("introduc") when there is one, else what it studies."""
+    with the asked `verb` ("introduc") when there is one, else what it studies; a sentence
+    saying "Our main result is ..." comes first."""
+    if main := [i for i, s in enumerate(sentences) if MAIN_RESULT.search(s)]:
+        return main[0]
     if verb and (
         hits := [
             i
             for i, s in enumerate(sentences)
-            if CONTRIBUTION.search(s) and re.search(rf"\b{verb}\w*", s, re.IGNORECASE)
+            if CONTRIBUTION.search(s)
+            and re.search(rf"\b{verb}\w*", s, re.IGNORECASE)
+            and not ADDED.search(s)
         ]
     ):
         return hits[0]
@@ -403,7 +429,7 @@ LABELS = {
 # median): past SUMMARY_LINES, the background, the method's detail and the sentence the
 # contribution leans on go first, in that order.
 SUMMARY_LINES = 4
-SPARE = ("background", "more", "antecedent")
+SPARE = ("background", "more", "detail", "antecedent")
 
 
 def role_lines(
@@ -451,12 +477,12 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
             "asked",
             "result",
         ),
-        "contribution": ("antecedent", "contribution", "detail", "also", "asked"),
+        "contribution": ("antecedent", "contribution", "detail", "also", "result", "asked"),
         "comparison": ("antecedent", "contribution", "asked", "result"),
     }[shape]
     question = draft.intent.text
     if shape == "contribution" and RESULT_ASK.search(question):
-        which = ("finding", *which, "result")  # "what do they show / prove / find about X"
+        which = ("finding", *which)  # "what do they show / prove / find about X"
     second = SECOND_PART.search(question)  # "What does X introduce, and how is it scalable?"
     first = question[: second.start()] if second else question
     verb = asked_verb(first) if shape == "contribution" else ""
@@ -477,7 +503,7 @@ def composed(shape: str, sources: list[Source], draft: Draft) -> Answer | None:
             number,
             which,
             labelled=shape != "contribution",
-            most=SUMMARY_LINES if shape == "summary" else None,
+            most=SUMMARY_LINES if shape in ("summary", "contribution") else None,
         )
     ]
     if not sentences:

@@ -134,11 +134,15 @@ class MetadataIndex:
         self.abstract_of = None
         self.is_word = None  # whether a lower-case name is an English word (the retriever's)
         self.surnames: dict[str, set[str]] = {}
+        self.first_surnames: dict[str, set[str]] = {}  # "Jiang et al.": the first author's
         for paper in papers:
-            for author in paper.authors:
+            for place, author in enumerate(paper.authors):
                 if " " in (key := words_key(author)):  # a lone surname is too ambiguous
                     self.authors.setdefault(key, set()).add(paper.paper_id)
-                    self.surnames.setdefault(unaccented(key.split()[-1]), set()).add(paper.paper_id)
+                    surname = unaccented(key.split()[-1])
+                    self.surnames.setdefault(surname, set()).add(paper.paper_id)
+                    if place == 0:
+                        self.first_surnames.setdefault(surname, set()).add(paper.paper_id)
             for label in (paper.area, paper.subarea):
                 if label:
                     self.labels.setdefault(words_key(label), set()).add(paper.paper_id)
@@ -175,7 +179,8 @@ class MetadataIndex:
         """The papers whose author's surname the query writes capitalised ("Tönshoff and
         Grohe's SAT paper", "Tonshoff" too), before "et al" ("saukh et al") or in lower case
         from 5 letters ("diakonikolas relu paper"), one paper's only
-        and no English word ("Long") nor shorter than 4 letters ("Li"), once per surname."""
+        and no English word ("Long") nor shorter than 4 letters ("Li"), once per surname; before
+        "et al" it names the one paper whose first author has it ("Jiang et al.", of 4 papers)."""
         papers = []
         # 4 letters at least: the seeds' shorter surnames ("Li", "Mei", "Kim") are shared by
         # several papers or too short to tell from other words
@@ -184,10 +189,13 @@ class MetadataIndex:
         )  # lower case from 5 letters: "diakonikolas relu paper"; of the seeds' 58 one-paper
         # surnames that long and no English word, one is a word of an abstract ("mazumder", in
         # TSENOR's code link, his own paper's)
+        first = set(re.findall(r"\b([^\W\d_]+)(?=\s+et\.?\s+al\b)", query))
         for token in dict.fromkeys(written):  # "Saukh", "saukh et al"
             key = unaccented(token.casefold())
             own = self.surnames.get(key, set())
-            if len(own) == 1 and not (self.is_word and self.is_word(key)):
+            if token in first and len(self.first_surnames.get(key, ())) == 1:
+                papers += self.first_surnames[key]  # a surname for sure, a word or not
+            elif len(own) == 1 and not (self.is_word and self.is_word(key)):
                 papers += own
         return papers
 

@@ -23,6 +23,9 @@ MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
 # ("predicting how a network's output distribution shifts as its hyperparameters ..."), 12 do not.
 DESCRIBED = re.compile(
     r"\bthe\s+((?:(?!the\b)[\w^+-]+\s+){0,5}?(?!the\b)[\w^+-]+)\s+(?:paper|work|article|study)\b(?!s)"
+    # "the single molecule localization one": two words or more ("the rl one" picks from a list)
+    r"|\bthe\s+((?:(?!(?:the|and|or|that|this|which|vs|versus|to|of|for|with)\b)[\w^+-]+\s+){1,5}?"
+    r"(?!(?:the|that|this)\b)[\w^+-]+)\s+one\b(?!s)"
     # "the paper on the complexity of ...", "the one about stealing what's on a screen": up to 12
     # words, to the next comma, "and" or "vs"
     r"|\bthe (?:paper|work|article|study|one) (?:on|about|that|which|where)\s+"
@@ -141,7 +144,7 @@ class Retriever:
             r"\bw/o\b", "without", re.sub(r"\bw/(?!o\b)", "with ", query)
         )  # "w/ queries"
         for match in DESCRIBED.finditer(query):
-            description = match.group(1) or match.group(2)
+            description = next(group for group in match.groups() if group)
             if not stems(description) - CONVERSATION_WORDS:
                 continue  # "the first paper", "the same work": the conversation's
             hits = self._bm25(description, self.settings.retrieval.min_depth, None)
