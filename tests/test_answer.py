@@ -210,7 +210,7 @@ def test_follow_up_that_refers_back_answers_from_the_papers_named_before(answere
 def test_follow_up_about_it_is_answered_from_that_paper(answerer_with):
     fake = FakeBackend()
     answerer = answerer_with(backend=fake)
-    _, first = run(answerer, "How does FIRE balance stability and plasticity?")
+    _, first = run(answerer, "How does FIRE measure stability and plasticity?")  # the model's
     assert not first.abstained and title_names(first) == {"FIRE"}
     history = exchange(first.question, first.transcript())
     _, answer = run(answerer, "What datasets does it evaluate on?", history=history)
@@ -521,7 +521,7 @@ def test_the_fallback_answer_to_which_paper_is_checked_like_the_extractive_one(a
 
 def test_a_model_draft_with_no_support_gives_way_to_the_abstracts_own_sentences(answerer_with):
     reply = "It keeps a replay buffer of past tasks and distills the old model into the new [1]."
-    question = "How does FIRE balance stability and plasticity?"
+    question = "How does FIRE measure stability and plasticity?"  # a model's to answer
     _, answer = run(answerer_with(reply=reply), question)
     assert not answer.abstained and answer.fallback_from == "fake"
     assert Reason.EXTRACTED in answer.reasons and title_names(answer) == {"FIRE"}

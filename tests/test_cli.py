@@ -53,7 +53,7 @@ def test_seeds_with_the_bundled_embedder_end_to_end(seed_titles):
     again = json.loads(run("ingest", "--json").stdout)
     assert (again["unchanged"], again["added"], again["updated"]) == (58, 0, 0)
 
-    ask = ("ask", "How does FIRE balance stability and plasticity?", "--backend", "extractive")
+    ask = ("ask", "How does FIRE measure stability and plasticity?", "--backend", "extractive")
     fire = next(t for t in seed_titles.values() if t.startswith("FIRE:"))
     markdown = run(*ask, "--format", "markdown")
     assert markdown.returncode == 0, markdown.stderr
