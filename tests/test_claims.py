@@ -368,6 +368,13 @@ def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
     )
     assert shape_of("do FIRE and AnaCP cite each other") is None
     assert carries_on("does the proof cover other optimizers too? which ones")
+    for counted in (
+        "Which two control tasks were used to compare X against Y?",
+        "list the 5 datasets X uses",
+    ):
+        assert shape_of(counted) == "names", counted  # names of what it counts, whatever the verb
+    assert shape_of("which two papers compare pruning and folding") == "comparison"
+    assert not classify("list the 5 datasets X uses", named={"p1"}).is_list  # one paper's names
     assert not carries_on("is it too slow for large graphs")
     chosen = classify("which of those is the pricing one and how does it work", scope={"p2"})
     assert not chosen.is_list  # one paper chosen: answered about it, not listed
@@ -561,6 +568,12 @@ def test_data_an_abstract_never_names_is_said_not_to_be_named():
     assert intent.shape == "names"
     answer = composed("names", [unnamed_data], Draft(intent=intent, backend="test"))
     assert answer.reason == Reason.NOT_STATED and "does not name the dataset" in answer.text
+    counted = source(6, "COUNT: Removal", "We propose COUNT. It wins on five benchmark datasets.")
+    intent = classify("list the 5 benchmark datasets used in the COUNT paper", named={"p6"})
+    answer = composed("names", [counted], Draft(intent=intent, backend="test"))
+    assert (
+        answer.reason == Reason.NOT_STATED and "does not name the benchmark datasets" in answer.text
+    )
     one = source(4, "ONE: Graphs", "We propose ONE. We evaluate it on Cora.")
     intent = classify("what dataset does ONE evaluate on")
     answer = composed("names", [one], Draft(intent=intent, backend="test"))

@@ -168,6 +168,31 @@ def test_higher_and_lower_are_ways_a_premise_goes_and_similarity_is_what_is_meas
     assert reversed_premise(lower, [paper]) is None
 
 
+def test_a_premise_that_has_the_wrong_one_win_is_reversed():
+    """ "why does it find that pruning beats folding" against "folding achieves higher
+    accuracy"; a sentence writing both before what wins says nothing of which does."""
+    from rag.answer.premises import reversed_premise, which_wins
+
+    result = "We show that folding typically achieves higher accuracy than before."
+    paper = source(
+        1,
+        "Fold More",
+        f"We compare pruning and folding. {result} Folding is an alternative to pruning that is "
+        "often superior.",
+    )
+    for question in (
+        "why does the folding paper conclude that pruning beats folding",
+        "Why does it find that structured pruning consistently outperforms folding?",
+    ):
+        assert reversed_premise(question, [paper]) == (paper, result)
+    assert reversed_premise("why does it find that folding beats pruning", [paper]) is None
+    assert which_wins("pruning beats folding", "Folding, unlike pruning, is superior.") == (
+        "unclear"
+    )
+    assert which_wins("pruning beats folding", "Pruning gets higher accuracy.") == "winner"
+    assert which_wins("pruning is fast", result) == ""  # no "A beats B"
+
+
 def test_a_technique_the_paper_names_only_as_other_work_s_is_presumed():
     """ "improves both EvA and existing gradient-based attacks" uses gradients of other work; a
     technique in common words only ("gradients") is read by those words."""

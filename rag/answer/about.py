@@ -182,7 +182,7 @@ KINDS = (
     r"languages?|species|metrics?|llms?|gpus?|solvers?|simulators?|categor(?:y|ies)|classes)"
 )
 KIND_ASKED = re.compile(
-    rf"\b(?:which|what)\s+(?:(?:were|are|was|is)\s+the\s+)?"  # "what were the three ..."
+    rf"\b(?:which|what|list|name)\s+(?:(?:were|are|was|is)\s+the\s+|the\s+)?"  # "what were the three ..."
     rf"(?:(?!(?:does|do|did|is|are|was|were|has|have|had)\b)[\w-]+\s+){{0,3}}?"  # no verb
     rf"(?P<kind>{KINDS}(?:\s+{KINDS})?)\b",
     re.IGNORECASE,

@@ -257,7 +257,7 @@ RESULT_ASK = re.compile(
 NAMES_ASK = re.compile(
     r"^(?!.*\bhow many\b).*\b(what|which|on what|any)\s+(datasets?|benchmarks?|data ?sets?|"
     r"environments?|games?|baselines?)\b"
-    r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?|envs?)\b[^?]{0,40}\b(used?|"
+    r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?|envs?)\b[^?]{0,40}\b(used?|uses|"
     r"evaluat\w*|test\w*|tried|validat\w*|run|ran|trained|benchmark\w*|experiment\w*)\b"
     r"|\b(what|which)\s+(models?|architectures?|archs?|backbones?)\s+(does|do|did|is|are|was|were)\b"
     r"|\b(what|which)\s+(architectures|archs|backbones)\b"
@@ -351,9 +351,21 @@ ONE_ABOUT_TWO = re.compile(
 )
 
 
+# "Which two control tasks were used to compare X against Y?": the names of things it counts,
+# whatever the verb (not "which two papers ...").
+COUNTED = re.compile(
+    r"^\s*(?:so\s+|and\s+)?(?:which|what|list|name)\s+(?:(?:were|are)\s+)?(?:the\s+)?(?:\d+|two|"
+    r"three|four|five|six|seven|eight|nine|ten)\s+(?!(?:papers?|works?|studies|articles?|ones?)\b)"
+    r"[\w-]+",
+    re.IGNORECASE,
+)
+
+
 def shape_of(text: str) -> str | None:
     """The answer shape the question asks for: comparison, contribution, summary, or the names
     it uses (datasets, benchmarks ...)."""
+    if COUNTED.search(text):
+        return "names"
     asked = COMPARISON_ASK.search(text)
     one = ONE_ABOUT_TWO.search(text)
     if asked and one and asked.start() in (one.start("vs"), one.start("ing")):  # describes one
@@ -509,6 +521,7 @@ def classify(
     # two of them, "which papers compare X with Y" lists
     compares = shape == "comparison" and not LIST_START.match(text)
     chosen = bool(scope) and len(scope) == 1 and chooses(text)  # "which of those is the rl one"
+    chosen = chosen or (shape == "names" and len(named) == 1)  # "list the 5 datasets X uses"
     return Intent(
         question=question,
         text=text,

@@ -205,6 +205,34 @@ def given(question: str, sources=()) -> re.Match | None:
 IMPROVES = re.compile(r"\b(improv\w*|gets? better|helps?)\b", re.IGNORECASE)
 
 
+# "A beats B", "A outperforms B", "A is better than B": which wins, and over what.
+BEATS = re.compile(
+    r"^(?P<winner>.+?)\s+(?:beats?|outperforms?|surpass(?:es)?|(?:is|are)\s+(?:better|superior|"
+    r"faster)\s+(?:than|to))\s+(?P<loser>.+)$",
+    re.IGNORECASE,
+)
+# A sentence saying something wins: "folding typically achieves higher accuracy".
+WINS = re.compile(
+    r"\b(?:better|superior|outperform\w*|beats?|higher|greater|faster|surpass\w*)\b", re.IGNORECASE
+)
+
+
+def which_wins(premise: str, sentence: str, read=stems) -> str:
+    """For a premise "A beats B", which of them the sentence has win: "loser" when it writes B
+    before its first word saying something wins and A not ("folding typically achieves higher
+    accuracy" against "pruning beats folding"), "winner" the other way round, "unclear" when it
+    writes both before it ("folding as an alternative to pruning that is often superior");
+    empty when neither, or no such premise or sentence."""
+    beats, wins = BEATS.search(premise), WINS.search(sentence)
+    if not beats or not wins:
+        return ""
+    winner, loser = read(beats.group("winner")), read(beats.group("loser"))
+    winner, loser = winner - loser, loser - winner
+    before = read(sentence[: wins.start()])
+    found = [name for name, words in (("winner", winner), ("loser", loser)) if words & before]
+    return "unclear" if len(found) == 2 else "".join(found)
+
+
 def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
     """The paper and its sentence that reverse which way the question's premise says something
     goes: a sentence sharing two or more of the premise's words (as `read` gives them, with the
@@ -233,6 +261,7 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
         read(spelled_within(premise.split()[0], defined)) & claim if premise.split() else set()
     )
     best_for, best_against = (False, False, 0, -1), (False, False, 0, -1, "")
+    everything = read(spelled_within(measure(source.paper.abstract), defined))
     for place, sentence in enumerate(split_sentences(source.paper.abstract)):  # "as hard as":
         words = read(
             spelled_within(AS_AS.sub(r"equally \1", measure(sentence)), defined)
@@ -243,6 +272,15 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
         if measured and not measured & words:
             continue  # "improves with increasing depth" says nothing of "better when wider"
         rank = (bool(subject & words), bool(OWN.search(sentence)), len(claim & words), place)
+        wins = which_wins(premise, sentence, read)
+        if wins == "loser":  # "pruning beats folding" against "folding achieves higher ...",
+            # where the paper speaks of both: which wins, not which way something goes
+            shared = len(claim & (words | everything))
+            best_against = max(best_against, (*rank[:2], shared, place, sentence))
+        if wins == "winner":
+            best_for = max(best_for, rank)
+        if wins:
+            continue
         for same, other in said:
             if "equal" in words and same is not SAME and not AS_AS.search(premise):
                 best_against = max(best_against, (*rank, sentence))

@@ -425,9 +425,10 @@ LABELS = {
 }  # how a role's line is labelled, where not by its name
 
 
-# A summary of more lines says most of an abstract (the seeds' run 4 to 11 sentences, 7 at the
-# median): past SUMMARY_LINES, the background, the method's detail and the sentence the
-# contribution leans on go first, in that order.
+# A summary (or contribution) of more lines says most of an abstract (the seeds' run 4 to 11
+# sentences, 7 at the median): past SUMMARY_LINES, the background, the method's detail (a
+# summary's "more", a contribution's "detail") and the sentence the contribution leans on go
+# first, in that order.
 SUMMARY_LINES = 4
 SPARE = ("background", "more", "detail", "antecedent")
 
