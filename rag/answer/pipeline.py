@@ -522,10 +522,8 @@ class Answerer:
         yield from self._listed(picks, draft)
 
     def _no_list(self, intent: Intent, sources: list[Source], draft: Draft):
-        """A list question no paper answers: declined, naming its conditions when it sets some
-        (not gibberish: "asdfgh qwerty" sets none)."""
-        parts = [part for part in intent.conditions if not self._gibberish(part)]
-        conditions = ", ".join(f"'{part}'" for part in parts)
+        """A list question no paper answers: declined, naming its conditions when it sets some."""
+        conditions = ", ".join(f"'{part}'" for part in intent.conditions)
         why = notice(Reason.LIST_CONDITIONS, conditions) if conditions else ""
         reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
         yield from shown(self._abstain(draft, sources[: self.settings.top_k], reason, why=why))
