@@ -521,14 +521,14 @@ def classify(
     # two of them, "which papers compare X with Y" lists
     compares = shape == "comparison" and not LIST_START.match(text)
     chosen = bool(scope) and len(scope) == 1 and chooses(text)  # "which of those is the rl one"
-    chosen = chosen or (shape == "names" and len(named) == 1)  # "list the 5 datasets X uses"
+    names_of_one = shape == "names" and len(named) == 1  # "list the 5 datasets X uses"
     return Intent(
         question=question,
         text=text,
         named=set(named),
         scope=set(scope) if scope else None,
         summary=summary,
-        is_list=not (compares or chosen)
+        is_list=not (compares or chosen or names_of_one)
         and (bool(LIST_QUESTION.search(text)) or is_search(text, named, tuning)),
         asks_for_papers=bool(PAPERS.search(text)),
         asks_for_one_paper=bool(ONE_PAPER.search(text)),
