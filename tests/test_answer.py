@@ -875,6 +875,35 @@ def test_premises_after_the_question_or_its_scope_are_read(extractive):
     assert not answer.abstained and title_names(answer) == {"AnaCP", "SAFA-SNN"}
 
 
+def test_premises_said_without_that_of_a_described_paper_or_of_it_are_checked(extractive):
+    """ "say P" with no "that", "just like SGD" (the abstract: "differs from that of SGD"), "the
+    SMLM optimal transport paper keep NMS" (it "eliminates the need for NMS"), and a follow-up's
+    "it" (TSENOR writes "restricted to M=4" of existing methods) are false premises; dropping NMS,
+    as the paper does, is none."""
+    for question in [
+        (
+            "Why does the Adam sharpness paper say Adam ends up minimizing the Hessian trace "
+            "just like SGD?"
+        ),
+        "why did the SMLM optimal transport paper keep NMS at inference?",
+        "why does the optimizer choice paper claim adamw makes neural collapse emerge faster",
+    ]:
+        _, answer = run(extractive, question)
+        assert answer.abstained and answer.reason == Reason.FALSE_PREMISE, question
+    title = "TSENOR: Highly-Efficient Algorithm for Finding Transposable N:M Sparse Masks"
+    history = exchange("tell me about TSENOR", f"'{title}' finds transposable masks [1].")
+    _, answer = run(extractive, "why is it limited to M=4?", history=history)
+    assert answer.abstained and answer.reason == Reason.FALSE_PREMISE
+    _, answer = run(extractive, "why does the smlm OT paper drop NMS at inference?")
+    assert not answer.abstained and "eliminates the need for NMS" in answer.text
+
+
+def test_a_comparison_gives_its_papers_in_the_order_the_question_names_them(extractive):
+    for question, first in [("compare SPHeRe and FIRE", "Rethinking"), ("fire vs sphere", "FIRE")]:
+        _, answer = run(extractive, question)
+        assert answer.text.startswith(first) and len(answer.citations) == 2, question
+
+
 def test_a_word_typed_without_its_accent_finds_its_paper(extractive):
     question = "holder smoothness paper - do u need to know the smoothness parameter in advance"
     _, answer = run(extractive, question)

@@ -179,6 +179,14 @@ class Answerer:
             draft.notices.append(notice(Reason.UNKNOWN_NAMES, names))
         yield from self._route(intent, sources, filters, draft, mode, page)
 
+    def _about(self, intent: Intent, sources: list[Source]) -> list[Source]:
+        """The top sources, a follow-up's one paper ("why is it restricted to M=4?" after an
+        answer on TSENOR) marked as the one the question names."""
+        sources = sources[: self.settings.top_k]
+        if not intent.scope or len(intent.scope) != 1 or any(s.named for s in sources):
+            return sources
+        return [s.model_copy(update={"named": s.paper.paper_id in intent.scope}) for s in sources]
+
     def _route(self, intent: Intent, sources, filters, draft, mode, page=None):
         """Decline, list, or answer in prose."""
         calibrated = self.tuning.decision == "calibrated" and not intent.scoped
@@ -196,11 +204,11 @@ class Answerer:
             yield from self._complete_list(intent, draft, filters, mode, page)
         elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
-        elif denial := contradicted(intent.text, sources[: self.settings.top_k]) or (
-            reversed_premise(intent.text, sources[: self.settings.top_k], self._read)
+        elif denial := contradicted(intent.text, about := self._about(intent, sources)) or (
+            reversed_premise(intent.text, about, self._read)
         ):
             yield from shown(denied(*denial, draft))  # "why does X conclude that <not so>?"
-        elif other := said_of_others(intent.text, sources[: self.settings.top_k], self._read):
+        elif other := said_of_others(intent.text, about, self._read):
             yield from shown(denied(*other, draft, "it says that of other work"))
         elif intent.shape and (answer := self._composed(intent, sources, draft)):
             yield from shown(answer)
@@ -413,8 +421,22 @@ class Answerer:
             papers = self._described(intent)
         if not papers or (Reason.UNKNOWN_NAMES in draft.reasons and not papers[0].named):
             return None  # "What did Zorblax propose?": no paper of Zorblax's to describe
+        if intent.shape == "comparison":
+            papers = self._as_named(intent.text, papers)
         draft = draft.model_copy(update={"backend": "abstract sentences"})
         return composed(intent.shape, papers, draft)
+
+    def _as_named(self, question: str, papers: list[Source]) -> list[Source]:
+        """The papers in the order the question names them ("compare SPHeRe and FIRE": SPHeRe
+        first); as they came when it does not name each ("it", "the first two")."""
+        words, metadata = question.split(), self.retriever.metadata
+        first: dict[str, int] = {}
+        for end in range(1, len(words) + 1):
+            for pid in metadata.mentioned(" ".join(words[:end])):
+                first.setdefault(pid, end)
+        if any(s.paper.paper_id not in first for s in papers):
+            return papers
+        return sorted(papers, key=lambda s: first[s.paper.paper_id])
 
     def _described(self, intent: Intent) -> list[Source]:
         """The two papers a comparison describes apart ("model folding vs transposable N:M

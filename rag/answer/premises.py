@@ -34,6 +34,11 @@ WHY_CLAIM = re.compile(
     r"report|say|state|prove|demonstrate|observe|suggest)s?\s+that\s+(?P<claim>.+)",
     re.IGNORECASE,
 )
+# "Why does the first one say AdamW speeds up NC?": what it says, with no "that".
+WHY_SAID = re.compile(
+    LEADING + r"why\s+(?:does|did|do)\b.+?\b(?:say|claim|conclude|argue|state)s?\s+(?P<claim>.+)",
+    re.IGNORECASE,
+)
 # "X says P.. why is that", "P - why?": the premise stated first, then asked why (at least 12
 # characters, as GIVEN's: a claim, not "what is it? why").
 SAID_WHY = re.compile(
@@ -43,6 +48,8 @@ SAID_WHY = re.compile(
     re.IGNORECASE,
 )
 
+# A negation denying a verb of what comes before it ("NC cannot emerge"), not "without" or "no".
+DENIED_VERB = re.compile(r"cannot|never|fail|unable|not|n't", re.IGNORECASE)
 # A verb denied: "does not alter", "cannot emerge", "never uses".
 NOT_DOES = re.compile(
     r"\b(?:not(?! only\b)|never|cannot|fail(?:s|ed)? to|unable to)\b|n't\b", re.IGNORECASE
@@ -62,21 +69,40 @@ CONFIRM = re.compile(
 def why_claim(question: str) -> re.Match | None:
     """The premise P of a "why does X conclude that P?", "X says P.. why is that" or "P, right?"
     question."""
-    return WHY_CLAIM.search(question) or SAID_WHY.search(question) or CONFIRM.search(question)
+    return (
+        WHY_CLAIM.search(question)
+        or WHY_SAID.search(question)
+        or SAID_WHY.search(question)
+        or CONFIRM.search(question)
+    )
 
 
 def said_of(source: Source, claim: str) -> bool:
     """Whether the claim is said of the paper: it starts with the paper's name ("AnaCP needs
-    ...", "the AnaCP paper needs ..."), not with something else ("spiking networks struggle")."""
+    ...", "the AnaCP paper needs ..."), with a paper described ("the optimal-transport paper
+    decide to ...") or with "it", not with something else ("spiking networks struggle")."""
+    if THE_PAPER.match(claim) and not COMPARES.search(claim):
+        return True
     first = re.match(r"\s*(?:the\s+)?([\w&-]+)", claim)
     name = title_name(source.paper.title)
     return bool(first and name and first.group(1).casefold() == name.casefold())
 
 
+# "how does the paper on X differ from ...": a comparison, of more than the one paper.
+COMPARES = re.compile(r"\b(?:differ\w*|compar\w*|vs\.?|versus|between|and the)\b", re.IGNORECASE)
+# "the <up to eight words> paper", "they", "it": the paper the question is about, as its subject.
+THE_PAPER = re.compile(
+    r"\s*(?:(?:it|they|the authors)\b|the\s+(?:[\w&'-]+\s+){0,8}?(?:paper|work|study|authors)\b)",
+    re.IGNORECASE,
+)
+
+
 # A negation governs the next `span` words; a denying sentence shares at least two of the
 # premise's words. Both set by reading dev's "why does X conclude that ..." questions (u052, u088,
 # x104): "NC cannot emerge under decoupled weight decay" is 3 words from "decoupled".
-def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[Source, str] | None:
+def contradicted(
+    question: str, sources: list[Source], span: int = 4, before: int = 3
+) -> tuple[Source, str] | None:
     """The paper and its sentence that deny what a "why does X conclude that P?" question takes
     for granted, or a "why/how does X <P>?" question of the paper it names: a sentence using two or
     more of P's words with a negation governing one of them ("NC cannot emerge under decoupled
@@ -93,16 +119,24 @@ def contradicted(question: str, sources: list[Source], span: int = 4) -> tuple[S
         return None
     claim, denials = stems(premise), []
     for source in papers:
-        for place, sentence in enumerate(split_sentences(source.paper.abstract)):
-            if of_others(sentence):  # "Standard resets ... fail to restore plasticity"
+        defined = abbreviations([source.paper])  # "NC cannot emerge": neural collapse cannot
+        for place, written in enumerate(split_sentences(source.paper.abstract)):
+            if of_others(written):  # "Standard resets ... fail to restore plasticity"
                 continue
+            sentence = spelled_within(written, defined)
             shared = len(claim & stems(sentence))
-            governed = (
-                stems(" ".join(sentence[negation.end() :].split()[:span]))
+            governed = (  # what is denied, and what a verb is denied of ("NC cannot emerge")
+                stems(
+                    " ".join(
+                        sentence[: negation.start()].split()[-before:]
+                        * bool(DENIED_VERB.match(negation.group()))
+                        + sentence[negation.end() :].split()[:span]
+                    )
+                )
                 for negation in denies.finditer(sentence)
             )
             if shared >= 2 and any(claim & words for words in governed):
-                denials.append((shared, place, source, sentence))
+                denials.append((shared, place, source, written))
     # most of P's words first, then the latest sentence (results come after background)
     return max(denials, key=lambda d: d[:2])[2:] if denials else None
 
@@ -153,6 +187,10 @@ def measure(text: str) -> str:
 LOSES_TO = re.compile(r"\blos(?:e|es|t|ing) (?:out )?to\b", re.IGNORECASE)
 
 
+# "exactly as SGD does", "just like SGD": the same as it.
+LIKEWISE = re.compile(r"\b(?:exactly|just|precisely)\s+(?:as|like)\b", re.IGNORECASE)
+# "... generalize better without gradient descent": a condition the premise sets, not a denial.
+CONDITION = re.compile(r"\bwithout\b[^,;]*$", re.IGNORECASE)
 # "no matter which optimizer", "regardless of the optimizer": the same whatever it is, no denial.
 WHATEVER = re.compile(r"\b(?:no matter|regardless of|irrespective of)\b", re.IGNORECASE)
 DIRECTIONS = [
@@ -245,11 +283,12 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
     first) is read."""
     match = why_claim(question) or given(question, sources) or PREMISE.search(question)
     premise = WHATEVER.sub("regardless", match.group("claim")) if match else ""
+    premise = LIKEWISE.sub(" same as ", CONDITION.sub("", premise))
     source = next((s for s in sources if s.named), sources[0] if sources else None)
-    if not match or DENIES.search(premise) or source is None:
-        return None
+    if not match or DENIES.search(premise) or AVOIDS.search(premise) or source is None:
+        return None  # "how does X avoid hurting Y": it does not hurt, no way to reverse
     defined = abbreviations([source.paper])  # "G&C" as the abstract defines it
-    claim = read(measure(spelled_within(premise, defined)))
+    claim = read(measure(spelled_within(premise, defined, typed=True)))
     claim |= {"better"} if IMPROVES.search(premise) else set()
     claim |= {DIMENSIONS[word] for word in claim if word in DIMENSIONS}
     measured = claim & set(DIMENSIONS.values())
@@ -258,7 +297,9 @@ def reversed_premise(question: str, sources: list[Source], read=stems) -> tuple[
         return None
     claim -= set().union(*(one | two for one, two in DIRECTIONS))
     subject = (
-        read(spelled_within(premise.split()[0], defined)) & claim if premise.split() else set()
+        read(spelled_within(premise.split()[0], defined, typed=True)) & claim
+        if premise.split()
+        else set()
     )
     best_for, best_against = (False, False, 0, -1), (False, False, 0, -1, "")
     everything = read(spelled_within(measure(source.paper.abstract), defined))
@@ -299,7 +340,8 @@ WHY_IS = re.compile(
     re.IGNORECASE,
 )
 AVOIDS = re.compile(
-    r"\b(avoid\w*|bypass\w*|instead of|rather than|unlike|free of|unchanged|unaltered|intact)\b",
+    r"\b(avoid\w*|bypass\w*|instead of|rather than|unlike|free of|unchanged|unaltered|intact|"
+    r"get(?:s|ting)? rid of|eliminat\w*|remov\w*|dispens\w*|drop(?:s|ped|ping)?)\b",
     re.IGNORECASE,
 )
 OTHER_WORK = re.compile(
@@ -409,15 +451,17 @@ def of_others(sentence: str) -> bool:
     return bool(others) and not OWN.search(sentence)
 
 
-def spelled_within(sentence: str, defined: dict[str, str]) -> str:
+def spelled_within(sentence: str, defined: dict[str, str], typed: bool = False) -> str:
     """The sentence with the abbreviations its abstract `defined` followed by their words
-    ("NC" -> "NC (neural collapse)"), as the paper means them."""
+    ("NC" -> "NC (neural collapse)"), as the paper means them; also in lower case when `typed`
+    (a question's "nc")."""
 
     def spell(match: re.Match) -> str:
         words = defined.get(match.group().lower().removesuffix("s"))
         return f"{match.group()} ({words})" if words else match.group()
 
-    return re.sub(r"\b[A-Z][A-Za-z&]*[A-Z]s?\b", spell, sentence)
+    written = r"\b[A-Za-z][A-Za-z&]*[A-Za-z]s?\b" if typed else r"\b[A-Z][A-Za-z&]*[A-Z]s?\b"
+    return re.sub(written, spell, sentence)
 
 
 # A setting the question states ("masks with M=4", "k = 10"): a premise when the abstract never
