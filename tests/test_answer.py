@@ -904,6 +904,17 @@ def test_a_comparison_gives_its_papers_in_the_order_the_question_names_them(extr
         assert answer.text.startswith(first) and len(answer.citations) == 2, question
 
 
+def test_a_comparison_asking_how_in_title_words_gets_the_sentence_on_how(extractive):
+    """ "in how they get accelerated rates": the Hamiltonian paper's title says "Accelerated
+    Rates", and the sentence on how (randomizing the integration time) is what is asked."""
+    question = (
+        "hamiltonian descent paper vs the holder smoothness online learning one, in how they "
+        "get accelerated rates"
+    )
+    _, answer = run(extractive, question)
+    assert "randomizing the integration time" in answer.text
+
+
 def test_a_word_typed_without_its_accent_finds_its_paper(extractive):
     question = "holder smoothness paper - do u need to know the smoothness parameter in advance"
     _, answer = run(extractive, question)

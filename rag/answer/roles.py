@@ -381,9 +381,21 @@ def _line(text: str, number: int) -> AnswerSentence:
 def compared_aspect(intent, sources: list[Source]) -> set[str]:
     """What a comparison asks about beyond the papers ("compare the regret bounds of A and B":
     regret, bound): its topic words, less the names it gives and the compared papers' title
-    words (with which it describes them: "the neural collapse papers")."""
+    words (with which it describes them: "the neural collapse papers"); after the papers, all
+    the words of what it asks "in how they obtain accelerated rates", title words or not."""
     described = " ".join([*names_in(intent.question), *(s.paper.title for s in sources)])
-    return intent.topic - stems(described)
+    asked = ASPECT.search(intent.text)
+    own = stems(asked.group("aspect")) & intent.topic if asked else set()
+    return own or intent.topic - stems(described)
+
+
+# What a comparison asks about, after the papers: "... in how they obtain accelerated rates",
+# "... in terms of their guarantees", "how do A and B each deal with spectral bias".
+ASPECT = re.compile(
+    r"\b(?:in (?:how|what|terms of|the way)|with respect to|regarding|when it comes to|each)\s+"
+    r"(?P<aspect>[^?]+)",
+    re.IGNORECASE,
+)
 
 
 def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
