@@ -125,20 +125,20 @@ def contradicted(
                 continue
             sentence = spelled_within(written, defined)
             shared = len(claim & stems(sentence))
-            governed = (  # what is denied, and what a verb is denied of ("NC cannot emerge")
-                stems(
-                    " ".join(
-                        sentence[: negation.start()].split()[-before:]
-                        * bool(DENIED_VERB.match(negation.group()))
-                        + sentence[negation.end() :].split()[:span]
-                    )
-                )
-                for negation in denies.finditer(sentence)
-            )
+            governed = (governed_by(sentence, n, span, before) for n in denies.finditer(sentence))
             if shared >= 2 and any(claim & words for words in governed):
                 denials.append((shared, place, source, written))
     # most of P's words first, then the latest sentence (results come after background)
     return max(denials, key=lambda d: d[:2])[2:] if denials else None
+
+
+def governed_by(sentence: str, negation: re.Match, span: int, before: int) -> set[str]:
+    """The stems a negation denies: the `span` words after it, and for a denied verb the
+    `before` words it is denied of ("NC cannot emerge"; not "incremental feature adaptation
+    without gradient-based training")."""
+    after = sentence[negation.end() :].split()[:span]
+    subject = sentence[: negation.start()].split()[-before:]
+    return stems(" ".join((subject if DENIED_VERB.match(negation.group()) else []) + after))
 
 
 # Words that say which way something goes, as stems: a premise saying one way (P: "guessing
