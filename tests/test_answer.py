@@ -898,6 +898,19 @@ def test_premises_said_without_that_of_a_described_paper_or_of_it_are_checked(ex
     assert not answer.abstained and "eliminates the need for NMS" in answer.text
 
 
+def test_a_premise_stated_before_the_question_or_after_the_paper_is_checked(extractive):
+    """ "X shows that P. What ...?" and "<the paper> - why P": P is read as a premise."""
+    for question in [
+        (
+            "the guess and check paper shows that guessing generalizes better with wider "
+            "networks. what explains that?"
+        ),
+        "pure vs mixed states paper - why are pure states easier to learn online",
+    ]:
+        _, answer = run(extractive, question)
+        assert answer.abstained and answer.reason == Reason.FALSE_PREMISE, question
+
+
 def test_a_comparison_gives_its_papers_in_the_order_the_question_names_them(extractive):
     for question, first in [("compare SPHeRe and FIRE", "Rethinking"), ("fire vs sphere", "FIRE")]:
         _, answer = run(extractive, question)
@@ -968,13 +981,36 @@ def test_an_alternative_of_common_words_alone_lists_nothing_more(answerer_with):
     } & title_names(answer)
 
 
-def test_a_list_of_papers_with_code_is_those_whose_abstract_links_to_it(answerer_with):
-    _, answer = run(
-        answerer_with(backend=FakeBackend()), "Which abstracts link to their code on GitHub?"
-    )
+@pytest.mark.parametrize(
+    "question",
+    ["Which abstracts link to their code on GitHub?", "which ones have a github link"],
+)
+def test_a_list_of_papers_with_code_is_those_whose_abstract_links_to_it(answerer_with, question):
+    _, answer = run(answerer_with(backend=FakeBackend()), question)
     cited = {c.paper_id for c in answer.citations}
     linked = {s.paper.paper_id for s in answer.sources if "https://github.com/" in s.paper.abstract}
     assert len(cited) == 6 and cited == linked
+
+
+def test_which_of_those_use_a_name_is_those_writing_it(extractive):
+    """ "also use cifar": the earlier papers whose abstracts write CIFAR-10 or CIFAR-100, however
+    far their vectors are from the question."""
+    listed = (
+        "Three: 'Rethinking Hebbian Principle: Low-Dimensional Structural Projection for "
+        "Unsupervised Learning', 'LEGACY: A Lightweight Dynamic Gradient Compression Strategy for "
+        "Distributed Deep Learning' and 'Cut Less, Fold More: Model Compression through the Lens "
+        "of Projection Geometry'."
+    )
+    history = exchange("papers with imagenet experiments?", listed)
+    _, answer = run(extractive, "which of those also use cifar", history=history)
+    assert title_names(answer) == {"Rethinking Hebbian Principle", "Cut Less, Fold More"}
+
+
+def test_counting_what_has_no_names_asks_no_names(extractive):
+    """ "what two components": the abstract's sentence on them, not "does not name them"."""
+    question = "what two components make up the factor decorrelation data removal approach?"
+    _, answer = run(extractive, question)
+    assert not answer.abstained and "loss perturbation" in answer.text
 
 
 def test_a_list_question_on_a_new_topic_after_a_list_stands_alone(answerer_with):

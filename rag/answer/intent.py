@@ -141,7 +141,8 @@ corpus collect abstract articl public thing stuff pleas kind sort exist compar v
 between tldr wrote written author explicit anywher specif actual realli mainli particular current
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
 establish deriv provid form type core part style way like evalu report result one dataset
-variant main primari bound guarante consid address tackl touch handl etc either neither too""".split()
+variant main primari bound guarante consid address tackl touch handl etc either neither too
+have""".split()
 )
 
 
@@ -351,12 +352,13 @@ ONE_ABOUT_TWO = re.compile(
 )
 
 
-# "Which two control tasks were used to compare X against Y?": the names of things it counts,
-# whatever the verb (not "which two papers ...").
+# "Which two control tasks were used to compare X against Y?": the names of things it counts, of
+# a kind that has names (not "which two papers ...", nor "what two components make up X").
 COUNTED = re.compile(
     r"^\s*(?:so\s+|and\s+)?(?:which|what|list|name)\s+(?:(?:were|are)\s+)?(?:the\s+)?(?:\d+|two|"
-    r"three|four|five|six|seven|eight|nine|ten)\s+(?!(?:papers?|works?|studies|articles?|ones?)\b)"
-    r"[\w-]+",
+    r"three|four|five|six|seven|eight|nine|ten)\s+(?:[\w-]+\s+){0,2}?(?:data ?sets?|benchmarks?|"
+    r"tasks?|models?|baselines?|architectures?|languages?|environments?|games?|domains?|metrics?|"
+    r"llms?|networks?|optimi[sz]ers?|algorithms?|methods?|solvers?|attacks?)\b",
     re.IGNORECASE,
 )
 

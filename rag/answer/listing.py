@@ -8,7 +8,15 @@ import re
 import numpy as np
 
 from rag.answer.decision import FEATURES, spelled_out, uses_words, words_of
-from rag.answer.intent import CODE_WORDS, DISJUNCTION, FRAME, SERIES, Intent, links_code
+from rag.answer.intent import (
+    CODE_WORDS,
+    DISJUNCTION,
+    FRAME,
+    SERIES,
+    Intent,
+    links_code,
+    topic_words,
+)
 from rag.answer.lines import closest_sentences, list_line
 from rag.answer.support import unknown_names
 from rag.models import Source
@@ -91,6 +99,12 @@ def relevant_papers(
     ]
     if not kept and intent.scoped and intent.conditions:  # "which of those build on ...": all met
         kept = [(score, source, sentence) for score, _, _, source, sentence in scored]
+    if not kept and intent.scoped and (words := topic_words(question)):  # "... also use cifar":
+        kept = [  # those using its words as written ("CIFAR-100"), however far their vectors
+            (score, source, sentence)
+            for score, _, _, source, sentence in scored
+            if uses_words(source, words)
+        ]
     kept.sort(key=lambda pick: -pick[0])
     return named + [(source, sentence) for _, source, sentence in kept]
 

@@ -19,7 +19,8 @@ from rag.sentences import split_sentences, stems, title_name
 # and a follow-up's "so why does it ...", "ok but how does it ...".
 LEADING = (
     r"^\s*(?:(?:so|but|and|ok(?:ay)?|then|wait|hmm+),?\s+)*"
-    r"(?:(?:in|according to|for)\b[^,?]{0,80}?(?:,\s*|\s+(?=(?:why|how)\b)))?"  # "in the X paper why"
+    r"(?:(?:in|according to|for)\b[^,?]{0,80}?(?:,\s*|\s+(?=(?:why|how)\b))"  # "in the X paper why"
+    r"|[^,?]{0,80}?\b(?:paper|work|study|one)\s*[-–—:,]\s*)?"  # "quantum learning paper - why"
 )
 # Words that deny what follows them: a negation, the verbs that say it cannot be, and those that
 # say it is not needed ("eliminating the need for a differentiable proxy loss").
@@ -66,6 +67,15 @@ CONFIRM = re.compile(
 )
 
 
+# "The G&C study shows that P. What mechanism do the authors give?": P stated, then asked of.
+STATED = re.compile(
+    r"^\s*.+?\b(?:shows?|finds?|found|claims?|says?|argues?|reports?|proves?|concludes?|"
+    r"demonstrates?)\s+that\s+(?P<claim>[^.?;]{12,}?)\s*[.;]\s+(?:so\s+|but\s+)?"
+    r"(?:what|how|why|which)\b",
+    re.IGNORECASE,
+)
+
+
 def why_claim(question: str) -> re.Match | None:
     """The premise P of a "why does X conclude that P?", "X says P.. why is that" or "P, right?"
     question."""
@@ -73,6 +83,7 @@ def why_claim(question: str) -> re.Match | None:
         WHY_CLAIM.search(question)
         or WHY_SAID.search(question)
         or SAID_WHY.search(question)
+        or STATED.search(question)
         or CONFIRM.search(question)
     )
 
