@@ -911,6 +911,16 @@ def test_a_premise_stated_before_the_question_or_after_the_paper_is_checked(extr
         assert answer.abstained and answer.reason == Reason.FALSE_PREMISE, question
 
 
+@pytest.mark.parametrize(
+    "question", ["What problem does FIRE tackle?", "what challenge is care-bn trying to overcome"]
+)
+def test_what_problem_a_paper_addresses_is_its_problem_and_what_it_does(extractive, question):
+    """Not the sentence closest to "problem": the problem, then the contribution, as a summary."""
+    _, answer = run(extractive, question)
+    lines = answer.text.split("\n")
+    assert " — problem: " in lines[0] and any(line.startswith("Contribution:") for line in lines)
+
+
 def test_a_comparison_gives_its_papers_in_the_order_the_question_names_them(extractive):
     for question, first in [("compare SPHeRe and FIRE", "Rethinking"), ("fire vs sphere", "FIRE")]:
         _, answer = run(extractive, question)

@@ -225,6 +225,16 @@ SUMMARY_WORDS = (
     r"summari[sz]\w*|summary|summaries|sum+[ae]?ry|eli5|overview|tl;?\s?dr|gist|in a nutshell"
 )
 SUMMARY_WORD = re.compile(rf"\b({SUMMARY_WORDS})\b", re.IGNORECASE)
+# "What problem does LEGACY address?": the paper's problem, what it does about it and its result,
+# as a summary gives them (not the sentence closest to "problem"); not a part's ("What problem
+# does the ICSR module in IR4Net address?": the module's sentence).
+PROBLEM_ASK = re.compile(
+    r"^\s*(?:so\s+|and\s+|ok\s+)?(?:what|which)\s+(?:\w+\s+)?(?:problems?|challenges?|issues?|"
+    r"gaps?|bottlenecks?|limitations?)\s+(?:does|do|did|is|are)\b"
+    r"(?![^?]*\b(?:modules?|components?|blocks?|layers?|loss|terms?|steps?|mechanisms?|stages?|"
+    r"parts?)\b)[^?]*?\b(?:address|solv|tackl|target|overcom|fix|attack)\w*",
+    re.IGNORECASE,
+)
 SUMMARY_ASK = re.compile(
     rf"\b({SUMMARY_WORDS}|outline (the|this) (paper|work)|high[- ]level|main points?)\b"
     r"|^\s*(what('?s| is| are)|tell me)\b[^?]{0,120}\babout\s*(\?|$|[,;(—–-])"  # "X about, the one w/"
@@ -383,6 +393,7 @@ def shape_of(text: str) -> str | None:
         return "comparison"
     for shape, ask in (
         ("summary", SUMMARY_WORD),
+        ("summary", PROBLEM_ASK),
         ("names", NAMES_ASK),
         ("contribution", CONTRIBUTION_ASK),
         ("summary", SUMMARY_ASK),
