@@ -809,11 +809,13 @@ def test_a_question_asking_two_things_of_one_paper_gets_a_sentence_for_each(extr
     assert answer.text.count("TSENOR: Highly-Efficient") == 1  # the second goes on from the first
 
 
-def test_a_second_part_the_first_sentence_answers_gets_no_other_sentence(extractive):
-    """MLES's PPO sentence answers "which baseline" best: no naming sentence is added."""
+def test_a_second_part_the_first_sentences_answer_gets_no_other_sentence(extractive):
+    """ "What problem does MLES address" gets MLES's problem, contribution and result; its result
+    sentence (PPO) answers "which baseline": no naming sentence is added."""
     question = "What problem does MLES address, and which baseline does it perform comparably to?"
     _, answer = run(extractive, question)
-    assert "Proximal Policy Optimization" in answer.text and len(answer.sentences) == 1
+    assert " — problem: " in answer.text.split("\n")[0]
+    assert answer.text.count("Proximal Policy Optimization") == 1
 
 
 def test_a_described_paper_s_what_is_it_about_is_that_paper_after_another_answer(extractive):
