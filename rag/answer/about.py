@@ -10,7 +10,14 @@ import re
 from rag.answer import citations as cite
 from rag.answer.decision import SPELLED
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import DETAIL_PHRASES, FRAME, Intent, joined_compounds, states_detail
+from rag.answer.intent import (
+    DETAIL_PHRASES,
+    FRAME,
+    KINDS,
+    Intent,
+    joined_compounds,
+    states_detail,
+)
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
 from rag.answer.premises import DENIES, OTHERS_NAMED, SET_AGAINST, led_by_others, settings
@@ -173,14 +180,6 @@ def own_words(source: Source, span: int = 4) -> set[str]:
     )
 
 
-# "Which EEG datasets did they test on?", "what backbone does X use": asks for the names of
-# things of a kind. Words written from the kinds of names abstracts give, not from any question;
-# not "models" or "tasks", words abstracts use for much besides the things they name ("model
-# folding").
-KINDS = (
-    r"(?:datasets?|benchmarks?|games?|environments?|baselines?|backbones?|architectures?|"
-    r"languages?|species|metrics?|llms?|gpus?|solvers?|simulators?|categor(?:y|ies)|classes)"
-)
 KIND_ASKED = re.compile(
     rf"\b(?:which|what|list|name)\s+(?:(?:were|are|was|is)\s+the\s+|the\s+)?"  # "what were the three ..."
     rf"(?:(?!(?:does|do|did|is|are|was|were|has|have|had)\b)[\w-]+\s+){{0,3}}?"  # no verb

@@ -362,13 +362,21 @@ ONE_ABOUT_TWO = re.compile(
 )
 
 
+# "Which EEG datasets did they test on?", "what backbone does X use": asks for the names of
+# things of a kind. Words written from the kinds of names abstracts give, not from any question;
+# not "models" or "tasks", words abstracts use for much besides the things they name ("model
+# folding").
+KINDS = (
+    r"(?:datasets?|benchmarks?|games?|environments?|baselines?|backbones?|architectures?|"
+    r"languages?|species|metrics?|llms?|gpus?|solvers?|simulators?|categor(?:y|ies)|classes)"
+)
 # "Which two control tasks were used to compare X against Y?": the names of things it counts, of
-# a kind that has names (not "which two papers ...", nor "what two components make up X").
+# a kind that has names (KINDS, and the words abstracts also use for other things, which a count
+# makes a kind: "two control tasks"); not "which two papers ...", nor "what two components".
 COUNTED = re.compile(
     r"^\s*(?:so\s+|and\s+)?(?:which|what|list|name)\s+(?:(?:were|are)\s+)?(?:the\s+)?(?:\d+|two|"
-    r"three|four|five|six|seven|eight|nine|ten)\s+(?:[\w-]+\s+){0,2}?(?:data ?sets?|benchmarks?|"
-    r"tasks?|models?|baselines?|architectures?|languages?|environments?|games?|domains?|metrics?|"
-    r"llms?|networks?|optimi[sz]ers?|algorithms?|methods?|solvers?|attacks?)\b",
+    r"three|four|five|six|seven|eight|nine|ten)\s+(?:[\w-]+\s+){0,2}?(?:" + KINDS + r"|data ?sets?|"
+    r"tasks?|models?|domains?|networks?|optimi[sz]ers?|algorithms?|methods?|attacks?)\b",
     re.IGNORECASE,
 )
 

@@ -108,9 +108,11 @@ THE_PAPER = re.compile(
 )
 
 
-# A negation governs the next `span` words; a denying sentence shares at least two of the
-# premise's words. Both set by reading dev's "why does X conclude that ..." questions (u052, u088,
-# x104): "NC cannot emerge under decoupled weight decay" is 3 words from "decoupled".
+# A negation governs the next `span` words, and a denied verb the `before` words it is denied of;
+# a denying sentence shares at least two of the premise's words. Set by reading dev's "why does X
+# conclude that ..." questions (u052, u088, x104; `before` on ad103, 2026-12-07): "NC cannot
+# emerge under decoupled weight decay" is 3 words from "decoupled"; "NC (neural collapse) cannot"
+# is 2 words after its subject's first.
 def contradicted(
     question: str, sources: list[Source], span: int = 4, before: int = 3
 ) -> tuple[Source, str] | None:
