@@ -923,6 +923,25 @@ def test_what_problem_a_paper_addresses_is_its_problem_and_what_it_does(extracti
     assert " — problem: " in lines[0] and any(line.startswith("Contribution:") for line in lines)
 
 
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("what does the stagger paper prove vs behavior cloning", "Warm-Stagger"),
+        ("how many training runs in the optimizer vs neural collapse experiments", "3,900"),
+        (
+            "Which model architectures and datasets are included in the large-scale evaluation "
+            "of folding versus pruning?",
+            "ViT-B/32",
+        ),
+    ],
+)
+def test_a_vs_within_one_paper_asks_about_that_paper(extractive, question, said):
+    """Both sides of the "vs" find the same paper first: the question is about that paper (its
+    contribution, a number, the names it gives), not a comparison with another paper."""
+    _, answer = run(extractive, question)
+    assert len(answer.citations) == 1 and said in answer.text
+
+
 def test_a_comparison_gives_its_papers_in_the_order_the_question_names_them(extractive):
     for question, first in [("compare SPHeRe and FIRE", "Rethinking"), ("fire vs sphere", "FIRE")]:
         _, answer = run(extractive, question)

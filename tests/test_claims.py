@@ -661,6 +661,27 @@ def test_a_premise_the_abstract_denies_is_answered_with_the_denying_sentence():
     assert not contradicted("Why does decoupled weight decay matter?", [paper])  # no premise
 
 
+def test_a_premise_of_what_a_described_paper_studies_is_checked_against_its_abstract():
+    """ "why does X <P> in the <described> paper": P is X's, checked in the paper so described;
+    denied only by a sentence on X, and no premise when P itself keeps something from happening."""
+    from rag.answer.premises import contradicted
+
+    paper = source(
+        6,
+        "Optimizer choice matters for the emergence of Neural Collapse",
+        "Optimizers shape neural collapse. We prove that NC (neural collapse) cannot emerge "
+        "under decoupled weight decay, as in AdamW. Training with SGD reaches NC quickly.",
+    )
+    asked = "why does adamw give the strongest neural collapse in the optimizer choice paper"
+    denied = contradicted(asked, [paper])
+    assert denied and "cannot emerge" in denied[1]
+    for question in [
+        "why does SGD reach neural collapse in the optimizer choice paper",  # said of SGD
+        "why does decoupled weight decay prevent neural collapse in the optimizer paper",
+    ]:
+        assert not contradicted(question, [paper]), question
+
+
 def test_a_technique_a_what_question_takes_for_granted_is_a_premise():
     from rag.answer.about import WHAT_USED
 

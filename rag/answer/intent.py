@@ -335,6 +335,10 @@ COMPARED_PARTS = (
 )
 
 
+VERSUS = re.compile(r"\b(?:vs\.?|versus)(?!\w)", re.IGNORECASE)
+PAPER_WORD = re.compile(r"\b(?:papers?|works?|study|studies|articles?)\b", re.IGNORECASE)
+
+
 def compared_parts(text: str) -> list[str]:
     """The descriptions of the two papers a comparison compares, as written; empty when it
     writes none apart."""

@@ -27,6 +27,8 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.extract import best_sentences
 from rag.answer.intent import (
     GROUP,
+    PAPER_WORD,
+    VERSUS,
     Intent,
     about_itself,
     asks_for_papers_on,
@@ -164,6 +166,7 @@ class Answerer:
             yield from shown(abstention(draft, [], Reason.NOT_ENGLISH, text=ENGLISH_ONLY))
             return
         intent, page = self._paged_intent(question, history)
+        intent = self._one_paper_versus(intent, mode)
         draft = self._draft(intent, started)
         k = self._k(k, intent, draft)
         if intent.scoped:  # "which of those ...": the papers named before, the question as asked
@@ -178,6 +181,30 @@ class Answerer:
             draft.reasons.append(Reason.UNKNOWN_NAMES)
             draft.notices.append(notice(Reason.UNKNOWN_NAMES, names))
         yield from self._route(intent, sources, filters, draft, mode, page)
+
+    def _one_paper_versus(self, intent: Intent, mode: str | None) -> Intent:
+        """A "vs" that sets two things side by side within one paper is no comparison of papers
+        ("what does the stagger paper prove vs behavior cloning", "the evaluation of folding
+        versus pruning": both sides find the same paper first): the question takes the shape it
+        has without it (a contribution, names, or prose). Not when it speaks of two papers ("adam
+        vs sgd: what do the optimizer paper and the sharpness paper say")."""
+        parts = compared_parts(intent.text)
+        if (
+            intent.shape != "comparison"
+            or len(parts) != 2
+            or not VERSUS.search(intent.text)
+            or len(intent.named) > 1
+            or len(PAPER_WORD.findall(intent.text)) > 1
+        ):
+            return intent
+        mode = mode or self.settings.retrieval_mode
+        firsts = set()
+        for part in parts:
+            found = self.retriever.search(self.relevance.spelled(part), 1, mode)
+            firsts |= {source.paper.paper_id for source in found[:1]}
+        if len(firsts) != 1:
+            return intent
+        return intent.model_copy(update={"shape": shape_of(VERSUS.sub("and", intent.text))})
 
     def _about(self, intent: Intent, sources: list[Source]) -> list[Source]:
         """The top sources, a follow-up's one paper ("why is it restricted to M=4?" after an

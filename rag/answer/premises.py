@@ -99,6 +99,20 @@ def said_of(source: Source, claim: str) -> bool:
     return bool(first and name and first.group(1).casefold() == name.casefold())
 
 
+# "... in the optimizer choice paper", "according to the MLES paper": the paper said to say it.
+IN_THE_PAPER = re.compile(
+    r"\s+(?:in|according to|from)\s+(?:the|this|that)\s+(?:[\w&'-]+\s+){0,8}?(?:paper|work|study"
+    r"|abstract)\b.*$",
+    re.IGNORECASE,
+)
+
+
+# A premise that itself says something is kept from happening.
+HINDERS = re.compile(
+    r"\b(?:prevent|hinder|block|stop|suppress|inhibit|hamper|imped|preclud)\w*", re.IGNORECASE
+)
+
+
 # "how does the paper on X differ from ...": a comparison, of more than the one paper.
 COMPARES = re.compile(r"\b(?:differ\w*|compar\w*|vs\.?|versus|between|and the)\b", re.IGNORECASE)
 # "the <up to eight words> paper", "they", "it": the paper the question is about, as its subject.
@@ -123,8 +137,15 @@ def contradicted(
     gradient-based training" against "why does AnaCP need gradient-based fine-tuning"), not one
     about other work, while P itself denies and avoids nothing. None otherwise."""
     match, papers, denies = why_claim(question) or given(question, sources), sources, DENIES
+    subject: set[str] = set()  # what a sentence must speak of, when P is not said of the paper
     if not match and (match := WHY_DOES.search(question)):  # "why does X need P": X's abstract
         papers = [s for s in sources if s.named and said_of(s, match.group("claim"))][:1]
+        if not papers and (where := IN_THE_PAPER.search(match.group("claim"))):
+            papers = sources[:1]  # "why does adamw give the strongest NC in the optimizer paper"
+            match = WHY_DOES.search(question[: match.start("claim") + where.start()])
+            subject = stems(match.group("claim").split()[0])  # AdamW's, not SGD's
+            if HINDERS.search(match.group("claim")):  # "why does weight decay prevent NC"
+                return None
         if match.group().lower().lstrip().startswith("how"):  # "how does X change inference":
             denies = NOT_DOES  # "X does not alter inference", not "without disrupting training"
     premise = SECOND_PART.split(match.group("claim"))[0] if match else ""  # "..., and how ..."
@@ -139,7 +160,11 @@ def contradicted(
             sentence = spelled_within(written, defined)
             shared = len(claim & stems(sentence))
             governed = (governed_by(sentence, n, span, before) for n in denies.finditer(sentence))
-            if shared >= 2 and any(claim & words for words in governed):
+            if (
+                shared >= 2
+                and subject <= stems(sentence)
+                and any(claim & words for words in governed)
+            ):
                 denials.append((shared, place, source, written))
     # most of P's words first, then the latest sentence (results come after background)
     return max(denials, key=lambda d: d[:2])[2:] if denials else None
