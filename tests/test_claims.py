@@ -101,6 +101,8 @@ PRICER = source(
         ("what diffusion model does REINIT use to synthesize audio", None),  # taken for granted
         ("How does REINIT balance stability and plasticity?", None),
         ("What learning rate does REINIT use, compared with SGD?", None),
+        ("reinit whats the contribution", "contribution"),
+        ("What are the contributions?", "contribution"),
     ],
 )
 def test_the_shape_an_answer_is_asked_for(question, shape):
@@ -257,6 +259,11 @@ def test_a_contribution_is_the_main_one_with_its_result():
     )
     found = roles(theory.paper, verb="establish")
     assert found.contribution.startswith("Our main result")
+    assert found.result == "Finally, we establish that queries are necessary."
+    suggests = theory.paper.abstract.replace(
+        "Together, these results settle", "These findings suggest that queries settle"
+    )
+    found = roles(theory.paper.model_copy(update={"abstract": suggests}))
     assert found.result == "Finally, we establish that queries are necessary."
     molecules = source(
         14,

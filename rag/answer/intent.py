@@ -254,6 +254,7 @@ CONTRIBUTION_ASK = re.compile(
     r"|\bwh?at('?s| is| was| are| were) (being )?(proposed|introduced|presented|contributed)\b"
     r"|\b(main |key |core )?(contributions?|contribs?|idea|novelty) (of|in|behind)\b"
     r"|\b(main|key|core|big|new) (contributions?|idea|novelty)\s*\??\s*$"
+    r"|\bwh?at('?s| is| are| were)( the| its| their)? (contributions?|contribs?|novelty)\b"
     r"|\bwh?at('?s| is)\b[^?]{0,60}\b((new|main|key|core|big) idea|trick)\b"
     r"|\b(main|key|core|central|headline) (results?|findings?|theorem|claim)\b",
     re.IGNORECASE,

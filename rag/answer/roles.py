@@ -28,7 +28,8 @@ SPEAKS = re.compile(SPEAKER, re.IGNORECASE)
 OURS = re.compile(rf"{SPEAKER}|^\s*our\b", re.IGNORECASE)  # "Our theory reveals that ..."
 CONTRIBUTION = re.compile(
     SPEAKER + r"[^.;]{0,80}?\b(propos|introduc|present|develop|design|formulat|deriv|prov(e|es|ed|"
-    r"ing)\b|establish|devis|construct|put forward|reformulat|settl)\w*"
+    r"ing)\b|establish|devis|construct|put forward|reformulat|settl|adapt(s|ed)?\b|extend(s|ed)?\b)"
+    r"\w*"
     r"|\bour (main |key |primary )?(results?|contributions?) (is|are)\b",  # "Our main result is"
     re.IGNORECASE,
 )
@@ -70,9 +71,12 @@ FINDS = re.compile(
     re.IGNORECASE,
 )
 # A closing sentence that sums the results up rather than stating one ("Together, these results
-# constitute a theoretical foundation for ..."): a result only when the abstract states no other.
+# constitute a theoretical foundation for ...", "These findings suggest ..."): a result only when
+# the abstract states no other.
 WRAP_UP = re.compile(
-    r"^\s*(together|taken together|overall|in summary|in conclusion|collectively)\b", re.IGNORECASE
+    r"^\s*(together|taken together|overall|in summary|in conclusion|collectively)\b"
+    r"|^\s*(these|our) (findings|results) (suggest|highlight|position|underscore|point)",
+    re.IGNORECASE,
 )
 PROBLEM = re.compile(
     r"\b(however|challeng\w*|problem\w*|limitation\w*|suffer\w*|remain(s|ed)?|struggl\w*|lack\w*|"
@@ -189,7 +193,7 @@ def roles(paper, verb: str = "") -> Roles:
     also = [
         s
         for s in sentences[at + 1 : at + 4]
-        if CONTRIBUTION.search(s) and s != result and not FINDS.search(s)
+        if CONTRIBUTION.search(s) and s != result and s not in detail and not FINDS.search(s)
     ]
     return Roles(
         problem=with_antecedent(sentences, sentences.index(before[-1])) if before else "",
