@@ -105,8 +105,11 @@ MEASURES = set().union(*NAMED_MEASURES.values())
 # much memory ...?" does.
 UNCOUNTED = (
     "more|less|fewer|faster|slower|higher|lower|better|worse|larger|smaller|bigger|greater|"
-    "longer|shorter|cheaper|does|do|did|is|are|was|were|can|has|have"
+    "longer|shorter|cheaper|stronger|weaker|quicker|tighter|sharper|does|do|did|is|are|was|were|"
+    "can|has|have"
 )
+# "What accuracy gains ...": a gain in a measure, stated as a gain ("gains of 2.1% on ...").
+GAIN_IN = re.compile(r"^\s*(?:gains?|improvements?|boosts?|increases?|drops?)\b", re.IGNORECASE)
 COUNTED = re.compile(
     r"\bhow (?:many|much) (?!(?:" + UNCOUNTED + r")\b)((?:[\w-]+ ){0,3}?[\w-]+?)"
     r"(?:\s+(?:are|were|is|was|do|does|did|can|could|has|have|had|in|on|of|for|per|across|from|"
@@ -124,6 +127,8 @@ def asked_figure(question: str) -> set[str] | None:
         return None
     if counted := COUNTED.search(question):
         return stems(counted.group(1))
+    if asked.group("measure") and GAIN_IN.match(question[asked.end() :]):
+        return set()  # any figure: "gains of 2.1% on ImageNet-100"
     return set(NAMED_MEASURES.get((asked.group("measure") or "").lower(), set()))
 
 

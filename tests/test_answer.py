@@ -664,8 +664,12 @@ def test_a_comparison_of_a_described_group_compares_its_papers(extractive):
         "Online Learning of Pure States is as Hard as Mixed States",
         "SAQNN: Spectral Adaptive Quantum Neural Network as a Universal Approximator",
     }
-    _, answer = run(extractive, "How do the two quantum papers in this collection differ?")
-    assert not answer.abstained and {c.title for c in answer.citations} == quantum
+    for question in [
+        "How do the two quantum papers in this collection differ?",
+        "What distinguishes the two quantum papers from each other?",  # "each" is no topic
+    ]:
+        _, answer = run(extractive, question)
+        assert not answer.abstained and {c.title for c in answer.citations} == quantum, question
     # after an answer about one paper, "the two quantum papers" are not that paper
     history = [
         Message(role="user", content="What datasets does FIRE evaluate on?"),
@@ -940,6 +944,25 @@ def test_a_vs_within_one_paper_asks_about_that_paper(extractive, question, said)
     contribution, a number, the names it gives), not a comparison with another paper."""
     _, answer = run(extractive, question)
     assert len(answer.citations) == 1 and said in answer.text
+
+
+@pytest.mark.parametrize("opening", ["ok", "okay,", "cool -", "thanks!"])
+def test_a_follow_up_opening_with_an_interjection_is_a_follow_up(extractive, opening):
+    """ "ok how does it work" asks about the paper the conversation is on, as "how does it work"
+    does."""
+    title = "Learning from Algorithm Feedback: One-Shot SAT Solver Guidance with GNNs"
+    history = exchange("anything on sat solvers in here", f'Yes: "{title}" introduces RLAF.')
+    _, answer = run(extractive, f"{opening} how does it work", history=history)
+    assert not answer.abstained and [c.title for c in answer.citations] == [title]
+
+
+def test_a_family_name_is_stated_by_a_versioned_name():
+    """ "LLaMA3.2-8B" states LLaMA, "ResNet50" ResNet: a question naming the family asks about
+    what the abstract states."""
+    from rag.answer.naming import Known
+
+    known = Known("Experiments show that LLaMA3.2-8B with ResNet50 features ...")
+    assert known.states("LLaMA") and known.states("ResNet") and not known.states("GPT")
 
 
 def test_a_comparison_gives_its_papers_in_the_order_the_question_names_them(extractive):

@@ -102,6 +102,8 @@ PRICER = source(
         ("How does REINIT balance stability and plasticity?", None),
         ("What learning rate does REINIT use, compared with SGD?", None),
         ("reinit whats the contribution", "contribution"),
+        ("REINIT and PRICER, what do they have in common", "comparison"),
+        ("Which model architectures are covered by the checkpoints of REINIT?", "names"),
         ("What are the contributions?", "contribution"),
     ],
 )

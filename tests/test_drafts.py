@@ -323,6 +323,8 @@ def test_an_example_or_an_item_of_a_series_meets_a_condition():
         ("Up to what percentage do EUGens improve inference speed?", set()),
         ("Which work shows how long to simulate the dynamics before resetting?", None),
         ("What does AnaCP propose?", None),
+        ("how much stronger is eva than previous graph attacks", set()),  # a comparative
+        ("What accuracy gains does CLVS report on ImageNet?", set()),  # "gains of 2.1% on ..."
     ],
 )
 def test_a_question_asking_for_a_figure_says_what_it_counts(question, counted):

@@ -38,6 +38,20 @@ def standalone_question(
     return f"{earlier[-1]} {question}"
 
 
+# What a chat message may open with before its question: "ok how does it work", "cool, and
+# what about EvA?", "thanks! which datasets ...".
+INTERJECTION = re.compile(
+    r"^\s*(?:ok(?:ay)?|cool|great|nice|thanks|thank you|thx|hmm+|alright|got it|i see|interesting)"
+    r"\s*[,.!:;-]*\s+(?=\S)(?!and\b)",  # "ok and which papers ...": a question of its own
+    re.IGNORECASE,
+)
+
+
+def without_interjection(question: str) -> str:
+    """The question without what it opens with before asking ("ok how does it work")."""
+    return INTERJECTION.sub("", question, count=1)
+
+
 # "and what about AnaCP?", "how about EvA", "same for FIRE", "and TSENOR?": the last question
 # asked again of another paper.
 ASKED_AGAIN = re.compile(

@@ -58,6 +58,8 @@ class Known:
         words = re.findall(r"[A-Za-z0-9]+", text)
         keys = [compact(w) for w in words]
         self.words = set(keys)
+        # the family a versioned name belongs to: "LLaMA3.2-8B" states "LLaMA", "ResNet50" "ResNet"
+        self.families = {m.group(1) for k in keys if (m := re.match(r"([a-z]{2,})\d", k))}
         self.joined = {a + b for a, b in zip(keys, keys[1:])}
         self.joined |= {a + b + c for a, b, c in zip(keys, keys[1:], keys[2:])}
         content = [w.lower() for w in words if w.lower() not in ACRONYM_PARTS]
@@ -74,6 +76,7 @@ class Known:
         return (
             key in self.words
             or key in self.joined
+            or key in self.families
             or (bool(re.fullmatch(r"[A-Z]+s?", name)) and key in self.initials)
             or (len(parts) > 1 and all(p in self.words for p in parts))
         )

@@ -21,6 +21,7 @@ from rag.answer.conversation import (
     next_page,
     scope_of_follow_up,
     standalone_question,
+    without_interjection,
 )
 from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
@@ -314,6 +315,7 @@ class Answerer:
         """The question classified, after a follow-up is made standalone: "which of those ..."
         keeps the question as asked within the papers named before; a question naming its
         subject ("How does FIRE keep its plasticity?") stands alone."""
+        question = without_interjection(question)  # "ok how does it work": a follow-up
         question = about_itself(question)  # "the HTI paper - what is it about": not a follow-up
         read = framed_right(latin(question), self._known_word)  # "Πnet", "papres"
         named = set(self.retriever.mentioned(read))
