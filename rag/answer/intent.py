@@ -272,7 +272,7 @@ NAMES_ASK = re.compile(
     r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?|envs?)\b[^?]{0,40}\b(used?|uses|"
     r"evaluat\w*|test\w*|tried|validat\w*|run|ran|trained|benchmark\w*|experiment\w*)\b"
     r"|\b(what|which)\s+(models?|architectures?|archs?|backbones?)\s+(does|do|did|is|are|was|were)\b"
-    r"|\b(what|which)\s+([\w-]+\s+)?(architectures|archs|backbones)\b"  # "which model archi..."
+    r"|\b(what|which)\s+([\w-]+\s+)?(architectures|archs|backbones)\b"  # "which model archs"
     r"|^(?!.*\bhow many\b).*\b(models?|architectures?|archs?|llms?|backbones?)\s*(and|n|\+|&|/)\s*"
     r"(datasets?|benchmarks?|tasks?)\b"
     r"|\b(names? of|which specific|(which|what)( (were|are|was|is) the)? (two|three|four|five|six|"
@@ -282,7 +282,8 @@ NAMES_ASK = re.compile(
 )
 COMPARISON_ASK = re.compile(
     r"\b(compar(e|ing|ison)|(?<!by )(?<!in )contrast|differ|differs|differences?|vs\.?|versus)\b"
-    r"|\bsimilarit(y|ies) between\b|\b(have|has|share) in common\b|\brelate to each other\b|\bdifferent(ly)? from\b|"
+    r"|\bsimilarit(y|ies) between\b|\b(have|has|share) in common\b|\brelate to each other\b"
+    r"|\bdifferent(ly)? from\b|"
     r"\band\b[^?]{1,100}\beach\s+(?!of\b|other\b)[a-z]+|"  # "how do A and B each deal with X"
     r"\bdistinguish\w*|\bhow (are|is|were|was)\b[^?]{0,60}\bdifferent\b"
     r"|\bhow (does|do|did)\b[^?]{0,120}\brelates? to (the|that|this)\b[^?]{0,80}"
