@@ -366,7 +366,7 @@ def test_conversations_read_apart_and_a_delete_can_be_undone(fake_app, page):
     page.click("#saved input")
     options = page.get_by_role("option").all_inner_texts()
     assert len(options) == 2 and len(set(options)) == 2  # the same question, told apart
-    assert all(o.startswith("Which papers study continual learning? · ") for o in options)
+    assert all(o.startswith("Which papers study continual learning? · ") for o in options), options
     page.get_by_role("option").first.click()
     page.wait_for_function(ANSWERED, arg=1, timeout=30_000)
     page.click("#delete")
