@@ -225,6 +225,8 @@ def test_gibberish_after_an_answer_does_not_repeat_it(answerer_with):
     history = exchange(first.question, first.transcript())
     _, answer = run(answerer, "asdfgh qwerty zxcv", history=history)
     assert answer.abstained and not answer.citations  # not FIRE's answer once more
+    _, alone = run(answerer, "asdfgh qwerty")  # says which words no paper uses
+    assert alone.abstained and any("'asdfgh' or 'qwerty'" in n for n in alone.notices)
     _, typo = run(answerer, "wat datasets", history=history)  # a typo and a word: a follow-up
     assert not typo.abstained and title_names(typo) == {"FIRE"}
 

@@ -104,6 +104,10 @@ PRICER = source(
         ("reinit whats the contribution", "contribution"),
         ("REINIT and PRICER, what do they have in common", "comparison"),
         ("Which model architectures are covered by the checkpoints of REINIT?", "names"),
+        ("Which model architectures are covered in the folding-versus-pruning study?", "names"),
+        ("besides adam which optimizers does the sharpness paper cover", "names"),
+        ("which other optimizers besides Adam does REINIT cover", "names"),
+        ("which optimizers lead to plastic networks", None),  # no paper asked of
         ("What are the contributions?", "contribution"),
     ],
 )
@@ -335,6 +339,12 @@ def test_what_datasets_lists_the_sentence_naming_them():
     assert naming_sentence(one.paper) == "We validate it on the infinite dSprites dataset."
     field = source(4, "Waves", "We decode brains. It is validated on three EEG datasets.")
     assert naming_sentence(field.paper) == ""  # 'EEG' says what the data are, not which
+    # no sentence on evaluation names anything: the one listing names does
+    listed = "Our proof covers adaptive methods, including RMSProp, Adam-mini, and Adalayer."
+    proof = source(6, "Sharp Adam", f"We prove Adam reduces sharpness. {listed}")
+    assert naming_sentence(proof.paper) == listed
+    single = source(7, "Sharp Adam", "We prove it for adaptive methods, such as RMSProp.")
+    assert naming_sentence(single.paper) == ""  # one name is no list
     # the next sentence saying what else it was run on comes with it
     two = source(
         5,

@@ -591,3 +591,28 @@ def test_greek_letters_are_read_as_their_names():
 
     assert latin("Summarize the Πnet paper") == "Summarize the Pinet paper"
     assert latin("β-VAE and Δ-learning") == "beta-VAE and Delta-learning"
+
+
+def test_a_figure_taken_for_granted_that_the_abstract_never_states_is_a_false_premise():
+    from rag.answer.premises import unstated_figure
+
+    result = "ANACAP reaches the accuracy of joint training, within 9.8% of the upper bound."
+    abstract = f"We study class-incremental learning. {result}"
+    paper = source(1, "ANACAP: Analytic Projection", abstract, named=True)
+    for question in (
+        "anacap beats joint training by like 10%, how does it manage that",  # 9.8% rounded
+        "ANACAP is 9.8% off the upper bound. Why?",
+        "how does ANACAP get within 9.8% of the upper bound",
+    ):
+        assert unstated_figure(question, [paper]) is None, question
+    for question in (
+        "anacap beats joint training by like 30%, how does it manage that",
+        "ANACAP reportedly cuts the error to 2%. What makes it so accurate?",
+        "since ANACAP is 3x faster than joint training, what does it give up?",
+    ):
+        found = unstated_figure(question, [paper])
+        assert found and found[0] is paper and found[2] == result, question
+    assert unstated_figure("what accuracy does ANACAP reach, 10% or 20%?", [paper]) is None
+    unnamed = source(2, "Cut Less, Fold More", "We fold models. Folding beats pruning by 5%.")
+    assert unstated_figure("how does bit cut wer to 2%", [unnamed]) is None  # shares only "cut"
+    assert unstated_figure("how does folding beat pruning by 50%", [unnamed])[1] == "50%"

@@ -287,6 +287,10 @@ def test_questions_asking_for_papers_get_a_list(question, listed):
             "Which papers decode brain activity, for example EEG or intracortical recordings?",
             ["decode brain activity, for example EEG or intracortical recordings"],
         ),
+        (  # not split within a compound
+            "Which papers train diffusion models for text-to-image generation?",
+            ["train diffusion models", "text-to-image generation"],
+        ),
     ],
 )
 def test_a_list_questions_conditions_are_its_parts_with_two_content_words(question, conditions):

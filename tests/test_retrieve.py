@@ -116,6 +116,14 @@ def test_a_name_a_paper_introduces_is_the_subject_not_a_dataset_another_uses():
     assert index.mentioned("Which paper reports accuracy on ImageNet?") == ["p2"]
 
 
+def test_a_papers_code_repository_is_its_name():
+    shot = paper("p1", "Optimal transport for microscopy", "Code: https://github.com/LAB/SHOT.")
+    other = paper("p2", "Shots in the dark", "We take a SHOT at it.")
+    index = MetadataIndex([shot, other], {"SHOT": ["p1"]})
+    index.abstract_of = {"p1": shot.abstract, "p2": other.abstract}.get
+    assert index.mentioned("what license is the shot code (microscopy paper) under") == ["p1"]
+
+
 def test_a_title_phrase_or_an_acronym_the_paper_introduces_names_it():
     from rag.index.bm25 import method_names
 

@@ -54,9 +54,11 @@ FOLLOW_UP_FRAME = re.compile(
     re.IGNORECASE,
 )
 # Each part of a list question ("continual learning" / "autonomous driving perception", split at
-# these words) with two or more content words is a condition a listed paper must meet.
+# these words, not within a compound: "text-to-image", "in-context") with two or more content
+# words is a condition a listed paper must meet.
 CONDITION_SPLIT = re.compile(
-    r"\b(?:for(?! example| instance)|on|to|with|in|using|via|against)\b|\?", re.IGNORECASE
+    r"(?<![\w-])(?:for(?! example| instance)|on|to|with|in|using|via|against)(?![\w-])|\?",
+    re.IGNORECASE,
 )
 # "Which paper shows X?", "Is there a work on X?", "Which papers ...": the answer is papers; with
 # the noun singular, one paper.
@@ -184,7 +186,7 @@ def links_code(abstract: str) -> bool:
 # "Under what license ...", "How long did training take, wall clock?"): asked of a paper whose
 # abstract never uses the word, the answer is that it does not state it.
 DETAILS = set(
-    """gpu gpus hardwar licens batch epoch wall clock hour minut day week cost dollar budget affili
+    """gpu gpus hardwar licens licenc batch epoch wall clock hour minut day week cost dollar budget affili
 institut univers uni compani fund grant sponsor repositori email review score paramet seed""".split()
 )
 
@@ -271,7 +273,8 @@ NAMES_ASK = re.compile(
     r"environments?|games?|baselines?)\b"
     r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?|envs?)\b[^?]{0,40}\b(used?|uses|"
     r"evaluat\w*|test\w*|tried|validat\w*|run|ran|trained|benchmark\w*|experiment\w*)\b"
-    r"|\b(what|which)\s+(models?|architectures?|archs?|backbones?)\s+(does|do|did|is|are|was|were)\b"
+    r"|\b(what|which)\s+(other\s+)?(models?|architectures?|archs?|backbones?|optimi[sz]ers?)\s+"
+    r"((besides|other than|apart from|except)\s+[\w-]+\s+)?(does|do|did|is|are|was|were)\b"
     r"|\b(what|which)\s+([\w-]+\s+)?(architectures|archs|backbones)\b"  # "which model archs"
     r"|^(?!.*\bhow many\b).*\b(models?|architectures?|archs?|llms?|backbones?)\s*(and|n|\+|&|/)\s*"
     r"(datasets?|benchmarks?|tasks?)\b"
@@ -357,10 +360,11 @@ SHAPE_FRAME = re.compile(
 )
 
 
-# "the folding vs pruning study", "the paper comparing folding with pruning": one paper about two
+# "the folding vs pruning study", "the folding-versus-pruning study", "the paper comparing folding
+# with pruning": one paper about two
 # things, no comparison of papers.
 ONE_ABOUT_TWO = re.compile(
-    r"^(?:(?!\b(?:paper|study|work|one)\b).)*\b(?P<vs>vs\.?|versus)\s+[\w-]+(?:\s+[\w-]+)?\s+"
+    r"^(?:(?!\b(?:paper|study|work|one)\b).)*\b(?P<vs>vs\.?|versus)(?:\s+|-)[\w-]+(?:\s+[\w-]+)?\s+"
     r"(?:study|paper|work|analysis)\b"
     r"|\b(?:paper|study|work|article)\s+(?P<ing>(?:that|which)\s+(?:compares|contrasts)|comparing|"
     r"contrasting)\b",

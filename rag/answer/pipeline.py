@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Iterator
 
-from rag.answer.about import about_paper, asked_paper, unstated_by_all
+from rag.answer.about import about_paper, asked_paper, either, unstated_by_all
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.context import focus, select
@@ -53,7 +53,14 @@ from rag.answer.listing import (
     relevant_papers,
 )
 from rag.answer.naming import names_in
-from rag.answer.premises import contradicted, denied, reversed_premise, said_of_others
+from rag.answer.premises import (
+    contradicted,
+    denied,
+    figure_unstated,
+    reversed_premise,
+    said_of_others,
+    unstated_figure,
+)
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
 from rag.answer.roles import composed, shaped_papers
 from rag.answer.support import unknown_names
@@ -238,6 +245,8 @@ class Answerer:
             yield from shown(denied(*denial, draft))  # "why does X conclude that <not so>?"
         elif other := said_of_others(intent.text, about, self._read):
             yield from shown(denied(*other, draft, "it says that of other work"))
+        elif figure := unstated_figure(intent.text, about):  # "X beats Y by 10%, how ..."
+            yield from shown(figure_unstated(*figure, draft))
         elif intent.shape and (answer := self._composed(intent, sources, draft)):
             yield from shown(answer)
         elif intent.is_list:
@@ -573,10 +582,14 @@ class Answerer:
         yield from self._listed(picks, draft)
 
     def _no_list(self, intent: Intent, sources: list[Source], draft: Draft):
-        """A list question no paper answers: declined, naming its conditions when it sets some."""
+        """A list question no paper answers: declined, naming its conditions when it sets some,
+        or the words it asks with when none is a word ("asdfgh qwerty")."""
         conditions = ", ".join(f"'{part}'" for part in intent.conditions)
         why = notice(Reason.LIST_CONDITIONS, conditions) if conditions else ""
         reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
+        if self._gibberish(intent.text):
+            words = re.findall(r"[a-z]+", intent.text.lower())
+            why, reason = notice(Reason.UNKNOWN_WORDS, either(words)), Reason.NOT_RELEVANT
         yield from shown(self._abstain(draft, sources[: self.settings.top_k], reason, why=why))
 
     def _listed(self, picks, draft: Draft, total: int | None = None, before: int = 0, cut=False):

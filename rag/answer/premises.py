@@ -2,8 +2,9 @@
 P?", "why is X <P>?") checked against the abstract of the paper it is about: P is false when a
 sentence denies it, says it goes the other way ("deteriorates with increasing width" against
 "generalizes better as nets get wider"), or says it of other work, not of the paper ("existing
-methods ... are restricted to M=4"). Read as the abstract writes it: its abbreviations spelled out,
-a size adjective as the dimension it measures."""
+methods ... are restricted to M=4"), or puts a figure on it that the abstract never states ("anacp
+beats joint training by 10%"). Read as the abstract writes it: its abbreviations spelled out, a
+size adjective as the dimension it measures."""
 
 import re
 
@@ -11,6 +12,7 @@ from rag.answer.draft import Draft, abstention
 from rag.answer.intent import SECOND_PART
 from rag.answer.naming import NEGATION, names_in
 from rag.answer.verdict import Reason
+from rag.figures import quantities
 from rag.index.bm25 import abbreviations
 from rag.models import Answer, Source
 from rag.sentences import split_sentences, stems, title_name
@@ -389,7 +391,7 @@ OTHER_WORK = re.compile(
 
 def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
     """The paper the question names and its sentence about other work that a "why is X <P>?"
-    (or "X does P, right?", "since X does P, ...") question's premise matches best, sharing two
+    (or "X does P, right?", "since X does P, ...", "X does P; how ...") question's premise matches best, sharing two
     or more of its words (the names it gives and the title's words aside), more than any of the
     paper's own words do: the abstract says P of other work ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to
     M=4"; "RLAF imitates expert heuristics, right?" against "these policies outperform
@@ -397,8 +399,10 @@ def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[So
     ("M=4") that the abstract writes only of other work is enough. None when P itself speaks of
     other work ("why does X beat existing methods?") or sets X against it ("why does X avoid
     gradient-based perturbations?")."""
-    match = why_claim(question) or given(question, sources) or WHY_IS.search(question)
     source = next((s for s in sources if s.named), None)
+    asserted = ASSERTED.search(question)  # "EvA relies on gradients ...; how does it ..."
+    asserted = asserted if asserted and source and said_of(source, asserted["claim"]) else None
+    match = why_claim(question) or given(question, sources) or WHY_IS.search(question) or asserted
     claimed = match.group("claim") if match else ""
     compares = BEYOND.search(claimed) or THAN.search(claimed)  # "why is X faster than Y"
     if not match or not source or OTHER_WORK.search(claimed.lower()) or compares:
@@ -446,6 +450,73 @@ def sides(sentence: str) -> tuple[str, str]:
         return "", sentence
     beyond = BEYOND.search(sentence) or OTHERS_NAMED.search(sentence)
     return (sentence[: beyond.start()], sentence[beyond.end() :]) if beyond else (sentence, "")
+
+
+# A figure a question asserts ("by like 10%", "down to 2%", "3x faster"), and the clause it asserts
+# it in before it asks: "anacp beats joint training by like 10%, how does it manage that", "BIT
+# reportedly brings the WER down to 2%. What makes it so accurate?".
+FIGURE = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)?\s*(?:%|percent\b|x\b|×|times\b|-fold\b)", re.IGNORECASE
+)
+ASSERTED = re.compile(
+    r"^(?P<claim>[^?]{12,}?)\s*(?:[.;:,]|\s-+)\s+(?:so\s+|then\s+|but\s+|and\s+)?"
+    r"(?:how|why|what|which|where|when|is|are|does|do|did|can)\b",
+    re.IGNORECASE,
+)
+# A figure the abstract states within ROUNDED of the asserted one counts as stated ("about 10%"
+# of 9.8%).
+ROUNDED = 0.1
+
+
+def unstated_figure(question: str, sources: list[Source]) -> tuple[Source, str, str] | None:
+    """A figure the question takes for granted of a paper (`given`, `why_claim`, an assertion
+    before the question, or a "how does X ..." premise) that the paper's abstract (the one the
+    question names, else the first) never states: the paper, the figure as written, and the
+    abstract's sentence closest to the claim (the first of those stating a figure, if any).
+    A paper the question does not name must share two words with the claim to be read."""
+    source = next((s for s in sources if s.named), sources[0] if sources else None)
+    match = (
+        ASSERTED.search(question)
+        or given(question, sources)
+        or why_claim(question)
+        or PREMISE.search(question)
+    )
+    if source is None or not match:
+        return None
+    claim = stems(match.group("claim"))
+    if not source.named and len(claim & stems(f"{source.paper.title} {source.paper.abstract}")) < 2:
+        return None  # "how does bit cut wer to 10%" is not about the "Cut Less" paper
+    abstract = source.paper.abstract.replace("\\", "")  # "10\\%" is 10%
+    stated = {(value, unit) for value, unit in map(figure_of, FIGURE.finditer(abstract))}
+    bare = [float(n) for n in quantities(FIGURE.sub(" ", abstract))]  # "from 24.69 to 10.22"
+    for figure in FIGURE.finditer(match.group("claim")):
+        value, unit = figure_of(figure)
+        close = [n for n, u in stated if u == unit] + bare  # 10x is not "1-10%"
+        if any(abs(value - n) <= ROUNDED * max(abs(value), 1e-9) for n in close):
+            continue
+        sentences = split_sentences(source.paper.abstract)
+        best = max(
+            sentences,
+            key=lambda s: (len(claim & stems(s)), bool(quantities(s))),
+            default="",
+        )
+        return source, figure.group().strip(), best
+    return None
+
+
+def figure_of(found: re.Match) -> tuple[float, str]:
+    """A figure's value and unit: "10%" and "10 percent" are (10, "%"), "3x" and "3 times" (3,
+    "x")."""
+    value = float(re.match(r"[\d.]+", found.group()).group())
+    unit = found.group().lstrip("0123456789. ").lower()
+    return value, "%" if unit in ("%", "percent") else "x"
+
+
+def figure_unstated(source: Source, figure: str, sentence: str, draft: Draft) -> Answer:
+    """The reply to a question taking for granted a figure its paper's abstract never states."""
+    text = f"The abstract of '{source.paper.title}' does not state {figure}"
+    text += f'; the closest it says: "{sentence}"' if sentence else "."
+    return abstention(draft, [source], Reason.FALSE_PREMISE, text=text)
 
 
 def denied(source: Source, sentence: str, draft: Draft, says: str = "it says otherwise") -> Answer:

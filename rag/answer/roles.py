@@ -255,19 +255,30 @@ def _contribution_index(sentences: list[str], name: str | None, verb: str = "") 
 DATA_NOUN = re.compile(r"\b(dataset|benchmark|environment|suite|corpus)\b")
 
 
+# A sentence that lists what something covers: "... adaptive gradient methods, including but
+# not limited to RMSProp, Adam-mini, and Adalayer".
+ENUMERATES = re.compile(r"\b(including|such as|e\.g\.)", re.IGNORECASE)
+
+
 def naming_sentence(paper) -> str:
     """The abstract's sentence naming the most things (datasets, benchmarks, models: "FIRE is
     evaluated on ... (CIFAR-10 with ResNet-18), ... (OpenWebText with GPT-0.1B) ..."), other
     than the paper's own name; empty when none names two, or one it calls a dataset or
-    benchmark ("the infinite dSprites dataset")."""
+    benchmark ("the infinite dSprites dataset"). Where no sentence on evaluation names any,
+    the sentence listing the most, two at least ("including RMSProp, Adam-mini, and Adalayer")."""
     own = {title_name(paper.title)}
-    counted = [
-        (len(set(names_in(s)) - own), s)
-        for s in split_sentences(paper.abstract)
-        if EVALUATED.search(s) and not NO_CONTENT.search(s)
-    ]
+    sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
+    counted = [(len(set(names_in(s)) - own), s) for s in sentences if EVALUATED.search(s)]
     count, sentence = max(counted, key=lambda pair: pair[0], default=(0, ""))
-    return sentence if count >= 2 or (count and DATA_NOUN.search(sentence)) else ""
+    if count >= 2 or (count and DATA_NOUN.search(sentence)):
+        return sentence
+    listed = [  # the names after "including": what it lists, not what it says of them
+        (len(set(names_in(s[found.end() :])) - own), s)
+        for s in sentences
+        if (found := ENUMERATES.search(s))
+    ]
+    count, sentence = max(listed, key=lambda pair: pair[0], default=(0, ""))
+    return sentence if count >= 2 else ""
 
 
 def things_in(sentence: str) -> set[str]:
@@ -405,20 +416,24 @@ ASPECT = re.compile(
 def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     """The abstract's sentence using most of the comparison's `aspect` words (the first of
     those, at least one) among what the paper brings (from where it first speaks of itself,
-    "We show that ...", or its contribution sentence on; no background), other than the
-    sentences the answer already gives."""
+    "We show that ...", or its contribution sentence on; no background unless in its own
+    voice), other than the sentences the answer already gives."""
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     start = sentences.index(found.contribution) if found.contribution in sentences else 0
     start = next((i for i, s in enumerate(sentences[:start]) if SPEAKS.search(s)), start)
-    scored = [
-        (len(aspect & stems(s)), -place, s)
+    scored = [  # a sentence in problem words only where none without says as much
+        (len(aspect & stems(s)), not PROBLEM.search(s), -place, s)
         for place, s in enumerate(sentences[start:])
-        if not PROBLEM.search(s)
+        if (not PROBLEM.search(s) or OWN_VOICE.match(s))  # "We formulate ... as OT problems"
         and not of_others(s)
         and s not in (found.contribution, found.result)
     ]
-    count, _, sentence = max(scored, default=(0, 0, ""))
+    count, _, _, sentence = max(scored, default=(0, True, 0, ""))
     return sentence if count else ""
+
+
+# A sentence in the paper's own voice says what it does, whatever "problem" words it uses.
+OWN_VOICE = re.compile(r"\s*(?:we|our)\b", re.IGNORECASE)
 
 
 # The verb a "what does X introduce / propose / prove" question asks with.

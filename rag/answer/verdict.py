@@ -23,6 +23,7 @@ class Reason(StrEnum):
     JUDGE_FAILED = "judge_failed"
     NO_FIGURE = "no_figure"  # a figure is asked and no cited sentence states it
     UNKNOWN_NAMES = "unknown_names"  # the question names what no retrieved paper mentions
+    UNKNOWN_WORDS = "unknown_words"  # no word of the question is English or the corpus's
     NOT_STATED = "not_stated"  # the question's paper is clear; its abstract does not state it
     FALSE_PREMISE = "false_premise"  # an abstract denies what the question takes for granted
     K_CLAMPED = "k_clamped"
@@ -54,6 +55,8 @@ NOTICES: dict[Reason, str] = {
     Reason.LIST_CONDITIONS: "No retrieved paper meets the question's conditions: {detail}.",
     Reason.UNKNOWN_NAMES: "No retrieved paper mentions {detail}: what is shown comes from the "
     "closest papers, not from one about it.",
+    Reason.UNKNOWN_WORDS: "No indexed paper uses {detail}, and no English word is spelled so: "
+    "is it a typo?",
     Reason.UNSTATED_NAMES: "Left out of the answer: what it said about {detail}, which the "
     "cited abstracts do not state.",
     Reason.UNCITED: "Left out of the answer: {detail} of the model's sentences, citing no paper.",

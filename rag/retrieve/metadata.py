@@ -78,12 +78,13 @@ LABEL_CUES = {
 
 def introduces(abstract: str, name: str) -> bool:
     """Whether the abstract introduces the name as its own: "(CLVS)", "we propose ConML",
-    "called SPHeRe" — not a dataset it uses ("on ImageNet")."""
+    "called SPHeRe", its code's repository ("github.com/RSLLES/SHOT") — not a dataset it uses
+    ("on ImageNet")."""
     n = re.escape(name)
     return bool(
         re.search(
             rf"\({n}\)|\b(propose|introduce|present|call|dub|name|coin|term)\w*\b[^.]{{0,120}}\b{n}\b"
-            rf"|\b{n},? (a|an) (novel|new|simple|principled|general)\b",
+            rf"|\b{n},? (a|an) (novel|new|simple|principled|general)\b|github\.com/[\w.-]+/{n}\b",
             abstract,
             re.IGNORECASE,
         )
