@@ -196,6 +196,18 @@ def test_a_short_or_abbreviated_topic_lists_the_papers_that_spell_it_out(
     assert not answer.abstained and title_names(answer) == names
 
 
+def test_a_bare_summary_request_after_an_answer_summarizes_its_paper(answerer_with):
+    answerer = answerer_with()
+    history = exchange(
+        "anything on reinitialization?",
+        'There is "FIRE: Frobenius-Isometry '
+        'Reinitialization for Balancing the Stability-Plasticity Tradeoff".',
+    )
+    for question in ("give me the gist", "ok whats the gist", "summarize"):
+        _, answer = run(answerer, question, history=history)
+        assert not answer.abstained and title_names(answer) == {"FIRE"}, question
+
+
 def test_follow_up_that_refers_back_answers_from_the_papers_named_before(answerer_with):
     fake = FakeBackend()
     answerer = answerer_with(backend=fake)

@@ -103,11 +103,16 @@ PRICER = source(
         ("What learning rate does REINIT use, compared with SGD?", None),
         ("reinit whats the contribution", "contribution"),
         ("REINIT and PRICER, what do they have in common", "comparison"),
+        ("reinit and pricer - what do they share and how r they different", "comparison"),
         ("Which model architectures are covered by the checkpoints of REINIT?", "names"),
         ("Which model architectures are covered in the folding-versus-pruning study?", "names"),
         ("besides adam which optimizers does the sharpness paper cover", "names"),
         ("which other optimizers besides Adam does REINIT cover", "names"),
         ("which optimizers lead to plastic networks", None),  # no paper asked of
+        ("Besides Adam, which adaptive optimizers does REINIT's analysis apply to?", "names"),
+        ("which existing permutation sgd algos does REINIT cover", "names"),
+        ("What method does REINIT propose?", "contribution"),
+        ("which methods do papers use for pruning", None),
         ("What are the contributions?", "contribution"),
     ],
 )
@@ -382,6 +387,8 @@ def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
     assert refers_back("how is that different from the model folding paper")
     assert refers_back("how does SAFA-SNN compare to that?")
     assert not refers_back("what is the difference between FIRE and AnaCP")
+    assert refers_back("tldr of that one") and refers_back("summarize how that approach works")
+    assert not refers_back("what approach does FIRE take")
     assert shape_of("How do the Jiang et al. paper and the SepNN paper each deal with X?") == (
         "comparison"
     )

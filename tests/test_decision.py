@@ -90,6 +90,7 @@ def test_typed_searches_for_papers_are_lists(question, listed):
         "Summarize AnaCP",
         "Is FIRE any good?",
         "Given FIRE, what else is there?",
+        "Besides Adam, which optimizers does it cover?",
     ],
 )
 def test_words_that_open_a_question_are_no_names(question):

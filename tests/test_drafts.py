@@ -3,6 +3,7 @@ backend over the real seed index and embedder)."""
 
 import pytest
 
+from rag.answer.intent import classify
 from rag.answer.pipeline import Answerer
 from rag.answer.verdict import Reason
 from rag.llm.fake import FakeBackend
@@ -705,3 +706,11 @@ def test_a_misspelt_framing_word_is_read_right_and_an_english_word_is_left_alone
     )
     assert framed_right("which ones taper the rate", english) == "which ones taper the rate"
     assert classify(framed_right("spiking neural network papres?", english)).is_list
+
+
+def test_a_trade_off_asked_at_what_cost_is_no_detail_and_a_trailing_anything_asks_for_papers():
+    asked = classify("How much faster is MASKER, and at what cost in error?")
+    assert not asked.details
+    assert classify("what did MASKER cost to train").details == {"cost"}
+    assert classify("quantum error correction w/ neural decoders, anything?").is_list
+    assert classify("spiking nets for optical flow - any papers?").is_list

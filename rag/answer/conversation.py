@@ -77,13 +77,16 @@ def asked_again(question: str, history: list[Message], own_names) -> str | None:
     return re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", again.group("subject"), last)
 
 
-def scope_of_follow_up(question: str, history: list[Message], papers) -> set[str] | None:
-    """When a follow-up refers back ("which of those ..."), the papers the previous answer
-    named by title; None when it does not refer back or named none. A follow-up choosing
+def scope_of_follow_up(
+    question: str, history: list[Message], papers, bare: bool = False
+) -> set[str] | None:
+    """When a follow-up refers back ("which of those ..."), or is `bare` (asks for a summary of
+    nothing it names: "give me the gist"), the papers the previous answer named by title; None
+    when it does not refer back or named none. A follow-up choosing
     among papers ("And which one ...?") or counting them ("the first two") after an answer
     that named one refers to the latest answer that named several."""
     answers = [m.content for m in history if m.role == "assistant"]
-    if not answers or not refers_back(question):
+    if not answers or not (bare or refers_back(question)):
         return None
     titles = [(p.paper_id, normalize_text(p.title)) for p in papers if len(p.title) >= 12]
     scopes = (

@@ -29,7 +29,8 @@ LIST_QUESTION = re.compile(
     # as typed: "federated learning papers", "anything on X?", "which ones ...", "X stuff in here"
     r"|\b(papers|works|articles|abstracts|publications)\b(?![-\w])"
     r"|^\s*(is there )?(anything|something|any work|any research|stuff)\b"
-    r"|\bwhich ones\b|\bstuff\b|\bin here\b|\bused anywhere\b",
+    r"|\bwhich ones\b|\bstuff\b|\bin here\b|\bused anywhere\b"
+    r"|[,;:-]\s*(anything|any papers?|any works?)\b[\w ]{0,15}\??\s*$",  # "X w/ Y, anything?"
     re.IGNORECASE,
 )
 # A fragment of a few words that asks nothing ("spectral bias", "graph attacks defense?") is a
@@ -117,6 +118,7 @@ DESCRIBED_ONE = r"\bthe ((?:[\w&/-]+ ){0,3}?[\w&/-]+) ones?\b"
 REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
     r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors)\b"
+    r"|\b(?:that|this) (?:one|approach|method|work|model|framework|algorithm|study|idea)\b"
     r"|\b(?:does|did|would) (?:that|this) (?:compare|stack|differ)\b"  # "how does that compare"
     r"|\b(?:is|was|are) (?:that|this) (?:one )?(?:different|similar|related|better|worse|"
     r"faster|slower|like|unlike)\b"  # "how is that different from ..."
@@ -144,7 +146,7 @@ between tldr wrote written author explicit anywher specif actual realli mainli p
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
 establish deriv provid form type core part style way like evalu report result one dataset
 variant main primari bound guarante consid address tackl touch handl etc either neither too
-have each distinguish common""".split()
+have each distinguish common gist""".split()
 )
 
 
@@ -189,6 +191,10 @@ DETAILS = set(
     """gpu gpus hardwar licens licenc batch epoch wall clock hour minut day week cost dollar budget affili
 institut univers uni compani fund grant sponsor repositori email review score paramet seed""".split()
 )
+
+
+# "... and at what cost in error?": a trade-off asked, no price.
+AT_WHAT_COST = re.compile(r"\bat (?:what|the|a|any|no) (?:\w+ )?cost\b", re.IGNORECASE)
 
 
 # Details asked in a phrase, each with how an abstract would state it: "What learning rate did
@@ -276,6 +282,9 @@ NAMES_ASK = re.compile(
     r"|\b(what|which)\s+(other\s+)?(models?|architectures?|archs?|backbones?|optimi[sz]ers?)\s+"
     r"((besides|other than|apart from|except)\s+[\w-]+\s+)?(does|do|did|is|are|was|were)\b"
     r"|\b(what|which)\s+([\w-]+\s+)?(architectures|archs|backbones)\b"  # "which model archs"
+    # "which existing permutation sgd algos does X cover" (not "which methods do papers use")
+    r"|^(?!.*\b(?:papers|works|studies|ones|how many)\b).*\b(what|which)\s+(?:[\w-]+\s+){0,3}?"
+    r"(algorithms|algos|methods|optimi[sz]ers|variants)\s+(does|do|did)\b"
     r"|^(?!.*\bhow many\b).*\b(models?|architectures?|archs?|llms?|backbones?)\s*(and|n|\+|&|/)\s*"
     r"(datasets?|benchmarks?|tasks?)\b"
     r"|\b(names? of|which specific|(which|what)( (were|are|was|is) the)? (two|three|four|five|six|"
@@ -288,7 +297,7 @@ COMPARISON_ASK = re.compile(
     r"|\bsimilarit(y|ies) between\b|\b(have|has|share) in common\b|\brelate to each other\b"
     r"|\bdifferent(ly)? from\b|"
     r"\band\b[^?]{1,100}\beach\s+(?!of\b|other\b)[a-z]+|"  # "how do A and B each deal with X"
-    r"\bdistinguish\w*|\bhow (are|is|were|was)\b[^?]{0,60}\bdifferent\b"
+    r"\bdistinguish\w*|\bhow (are|is|were|was|r)\b[^?]{0,60}\bdifferent\b"
     r"|\bhow (does|do|did)\b[^?]{0,120}\brelates? to (the|that|this)\b[^?]{0,80}"
     r"\b(paper|work|one)\b",  # "how does the X paper relate to the Y paper"
     re.IGNORECASE,
@@ -572,7 +581,7 @@ def classify(
         asks_authors=bool(AUTHORS.search(text)),
         asks_venue=bool(VENUE.search(text)),
         asks_code=bool(CODE_ASK.search(text)),
-        details=stems(text) & DETAILS | asked_details(text),
+        details=stems(AT_WHAT_COST.sub(" ", text)) & DETAILS | asked_details(text),
         shape=shape,
     )
 

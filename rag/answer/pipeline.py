@@ -331,7 +331,8 @@ class Answerer:
         if named and (again := asked_again(read, history, self.retriever.metadata.own_names)):
             asked = classify(again, named=named, tuning=self.tuning)  # its shape too
             return asked.model_copy(update={"question": question})
-        scope = scope_of_follow_up(question, history, self.retriever.catalog.papers())
+        bare = shape_of(question) in ("summary", "contribution") and not topic_of(question)
+        scope = scope_of_follow_up(question, history, self.retriever.catalog.papers(), bare)
         own_paper = False  # "the hazan one" after a list without Hazan: a paper of its own
         # "the rl one", "the microscopy one vs the sparse mask one": read abstracts only then
         if scope and len(scope) > 1 and descriptions(question):

@@ -223,7 +223,8 @@ RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of|the|for|in|on|a|de|van|von|[A-Z][\
 NOT_NAMES = set(
     """I If Is Are Was Were Do Does Did Can Could Should Would Will Has Have Given Compare Summarize
 Summarise Explain Describe List Show Tell Find Give Name What Which Who Whom Whose How Why When Where
-Please And Or But So Also Any Anything Some Papers Paper""".split()
+Please And Or But So Also Any Anything Some Papers Paper Besides Except Apart Aside Beyond Unlike
+According Since Because Although While Hey Hi Ok Okay Thanks""".split()
 )
 
 
