@@ -78,15 +78,15 @@ def asked_again(question: str, history: list[Message], own_names) -> str | None:
 
 
 def scope_of_follow_up(
-    question: str, history: list[Message], papers, bare: bool = False
+    question: str, history: list[Message], papers, names_nothing: bool = False
 ) -> set[str] | None:
-    """When a follow-up refers back ("which of those ..."), or is `bare` (asks for a summary of
-    nothing it names: "give me the gist"), the papers the previous answer named by title; None
-    when it does not refer back or named none. A follow-up choosing
+    """When a follow-up refers back ("which of those ...") or `names_nothing` (a summary or
+    contribution request naming no topic: "give me the gist"), the papers the previous answer
+    named by title; None when it does neither or that answer named none. A follow-up choosing
     among papers ("And which one ...?") or counting them ("the first two") after an answer
     that named one refers to the latest answer that named several."""
     answers = [m.content for m in history if m.role == "assistant"]
-    if not answers or not (bare or refers_back(question)):
+    if not answers or not (names_nothing or refers_back(question)):
         return None
     titles = [(p.paper_id, normalize_text(p.title)) for p in papers if len(p.title) >= 12]
     scopes = (

@@ -119,6 +119,7 @@ REFERS_BACK = re.compile(
     r"\b(those|these|them|they|their|it|its|the above|that paper|this paper|which of|"
     r"the first|the second|the last|the former|the latter|each of|which one|the two|the authors)\b"
     r"|\b(?:that|this) (?:one|approach|method|work|model|framework|algorithm|study|idea)\b"
+    # ^ "how does that approach work", "tldr of that one"
     r"|\b(?:does|did|would) (?:that|this) (?:compare|stack|differ)\b"  # "how does that compare"
     r"|\b(?:is|was|are) (?:that|this) (?:one )?(?:different|similar|related|better|worse|"
     r"faster|slower|like|unlike)\b"  # "how is that different from ..."
@@ -188,12 +189,14 @@ def links_code(abstract: str) -> bool:
 # "Under what license ...", "How long did training take, wall clock?"): asked of a paper whose
 # abstract never uses the word, the answer is that it does not state it.
 DETAILS = set(
-    """gpu gpus hardwar licens licenc batch epoch wall clock hour minut day week cost dollar budget affili
-institut univers uni compani fund grant sponsor repositori email review score paramet seed""".split()
+    """gpu gpus hardwar licens licenc batch epoch wall clock hour minut day week cost dollar budget
+affili institut univers uni compani fund grant sponsor repositori email review score paramet
+seed""".split()
 )
 
 
-# "... and at what cost in error?": a trade-off asked, no price.
+# "... and at what cost in error?" asks a trade-off, not a price: removed before DETAILS is
+# matched, whose "cost" would take it for a detail the abstract does not state.
 AT_WHAT_COST = re.compile(r"\bat (?:what|the|a|any|no) (?:\w+ )?cost\b", re.IGNORECASE)
 
 
@@ -279,6 +282,7 @@ NAMES_ASK = re.compile(
     r"environments?|games?|baselines?)\b"
     r"|^(?!.*\bhow many\b).*\b(datasets?|benchmarks?|baselines?|envs?)\b[^?]{0,40}\b(used?|uses|"
     r"evaluat\w*|test\w*|tried|validat\w*|run|ran|trained|benchmark\w*|experiment\w*)\b"
+    # "which other optimizers besides Adam does X cover"
     r"|\b(what|which)\s+(other\s+)?(models?|architectures?|archs?|backbones?|optimi[sz]ers?)\s+"
     r"((besides|other than|apart from|except)\s+[\w-]+\s+)?(does|do|did|is|are|was|were)\b"
     r"|\b(what|which)\s+([\w-]+\s+)?(architectures|archs|backbones)\b"  # "which model archs"
@@ -297,7 +301,7 @@ COMPARISON_ASK = re.compile(
     r"|\bsimilarit(y|ies) between\b|\b(have|has|share) in common\b|\brelate to each other\b"
     r"|\bdifferent(ly)? from\b|"
     r"\band\b[^?]{1,100}\beach\s+(?!of\b|other\b)[a-z]+|"  # "how do A and B each deal with X"
-    r"\bdistinguish\w*|\bhow (are|is|were|was|r)\b[^?]{0,60}\bdifferent\b"
+    r"\bdistinguish\w*|\bhow (are|is|were|was|r)\b[^?]{0,60}\bdifferent\b"  # "how r they"
     r"|\bhow (does|do|did)\b[^?]{0,120}\brelates? to (the|that|this)\b[^?]{0,80}"
     r"\b(paper|work|one)\b",  # "how does the X paper relate to the Y paper"
     re.IGNORECASE,
@@ -370,8 +374,7 @@ SHAPE_FRAME = re.compile(
 
 
 # "the folding vs pruning study", "the folding-versus-pruning study", "the paper comparing folding
-# with pruning": one paper about two
-# things, no comparison of papers.
+# with pruning": one paper about two things, no comparison of papers.
 ONE_ABOUT_TWO = re.compile(
     r"^(?:(?!\b(?:paper|study|work|one)\b).)*\b(?P<vs>vs\.?|versus)(?:\s+|-)[\w-]+(?:\s+[\w-]+)?\s+"
     r"(?:study|paper|work|analysis)\b"

@@ -56,7 +56,7 @@ from rag.answer.naming import names_in
 from rag.answer.premises import (
     contradicted,
     denied,
-    figure_unstated,
+    no_such_figure,
     reversed_premise,
     said_of_others,
     unstated_figure,
@@ -77,6 +77,11 @@ from rag.sentences import stems
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
 ASK_FOR_MORE = "(ask for more to see the next)"  # a list's count, when more papers match
+
+
+def words_of_text(text: str) -> list[str]:
+    """The text's lower-case letter runs: "Asdfgh, qwerty?" is ["asdfgh", "qwerty"]."""
+    return re.findall(r"[a-z]+", text.lower())
 
 
 def check_question(question: str) -> str:
@@ -246,7 +251,7 @@ class Answerer:
         elif other := said_of_others(intent.text, about, self._read):
             yield from shown(denied(*other, draft, "it says that of other work"))
         elif figure := unstated_figure(intent.text, about):  # "X beats Y by 10%, how ..."
-            yield from shown(figure_unstated(*figure, draft))
+            yield from shown(no_such_figure(*figure, draft))
         elif intent.shape and (answer := self._composed(intent, sources, draft)):
             yield from shown(answer)
         elif intent.is_list:
@@ -331,8 +336,10 @@ class Answerer:
         if named and (again := asked_again(read, history, self.retriever.metadata.own_names)):
             asked = classify(again, named=named, tuning=self.tuning)  # its shape too
             return asked.model_copy(update={"question": question})
-        bare = shape_of(question) in ("summary", "contribution") and not topic_of(question)
-        scope = scope_of_follow_up(question, history, self.retriever.catalog.papers(), bare)
+        names_nothing = shape_of(question) in ("summary", "contribution") and not topic_of(question)
+        scope = scope_of_follow_up(
+            question, history, self.retriever.catalog.papers(), names_nothing
+        )  # "give me the gist" after an answer: its paper
         own_paper = False  # "the hazan one" after a list without Hazan: a paper of its own
         # "the rl one", "the microscopy one vs the sparse mask one": read abstracts only then
         if scope and len(scope) > 1 and descriptions(question):
@@ -411,7 +418,7 @@ class Answerer:
     def _gibberish(self, question: str) -> bool:
         """Whether no word of the question is an English word, a word of the corpus or a typo
         of one ("asdfgh qwerty"): short as it is, it carries on no conversation."""
-        words = re.findall(r"[a-z]+", question.lower())
+        words = words_of_text(question)
         typos = self.relevance.lexicon.typos(stems(" ".join(words)))
         return bool(words) and not typos and not any(self._known_word(w) for w in words)
 
@@ -584,13 +591,15 @@ class Answerer:
 
     def _no_list(self, intent: Intent, sources: list[Source], draft: Draft):
         """A list question no paper answers: declined, naming its conditions when it sets some,
-        or the words it asks with when none is a word ("asdfgh qwerty")."""
+        or its words when none is English, the corpus's or a typo of one ("asdfgh qwerty")."""
         conditions = ", ".join(f"'{part}'" for part in intent.conditions)
-        why = notice(Reason.LIST_CONDITIONS, conditions) if conditions else ""
-        reason = Reason.LIST_CONDITIONS if conditions else Reason.NOT_RELEVANT
-        if self._gibberish(intent.text):
-            words = re.findall(r"[a-z]+", intent.text.lower())
-            why, reason = notice(Reason.UNKNOWN_WORDS, either(words)), Reason.NOT_RELEVANT
+        if self._gibberish(intent.text):  # counted as not_relevant; UNKNOWN_WORDS is its notice
+            why = notice(Reason.UNKNOWN_WORDS, either(words_of_text(intent.text)))
+            reason = Reason.NOT_RELEVANT
+        elif conditions:
+            why, reason = notice(Reason.LIST_CONDITIONS, conditions), Reason.LIST_CONDITIONS
+        else:
+            why, reason = "", Reason.NOT_RELEVANT
         yield from shown(self._abstain(draft, sources[: self.settings.top_k], reason, why=why))
 
     def _listed(self, picks, draft: Draft, total: int | None = None, before: int = 0, cut=False):

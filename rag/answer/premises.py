@@ -389,20 +389,32 @@ OTHER_WORK = re.compile(
 )
 
 
+# A claim stated before the question it leads to: "EvA relies on gradients of the victim GNN; how
+# does it ...", "anacp beats joint training by like 10%, how does it manage that", "BIT
+# reportedly brings the WER down to 2%. What makes it so accurate?".
+ASSERTED = re.compile(
+    r"^(?P<claim>[^?]{12,}?)\s*(?:[.;:,]|\s-+)\s+(?:so\s+|then\s+|but\s+|and\s+)?"
+    r"(?:how|why|what|which|where|when|is|are|does|do|did|can)\b",
+    re.IGNORECASE,
+)
+
+
 def said_of_others(question: str, sources: list[Source], read=stems) -> tuple[Source, str] | None:
     """The paper the question names and its sentence about other work that a "why is X <P>?"
-    (or "X does P, right?", "since X does P, ...", "X does P; how ...") question's premise matches best, sharing two
-    or more of its words (the names it gives and the title's words aside), more than any of the
-    paper's own words do: the abstract says P of other work ("Why is TSENOR restricted to M=4?" against "existing methods ... are restricted to
-    M=4"; "RLAF imitates expert heuristics, right?" against "these policies outperform
-    expert-supervised approaches based on handcrafted heuristics"). A setting the premise states
+    (or "X does P, right?", "since X does P, ...", "X does P; how ...") question's premise
+    matches best, sharing two or more of its words (the names it gives and the title's words
+    aside), more than any of the paper's own words do: the abstract says P of other work ("Why
+    is TSENOR restricted to M=4?" against "existing methods ... are restricted to M=4"; "RLAF
+    imitates expert heuristics, right?" against "these policies outperform expert-supervised
+    approaches based on handcrafted heuristics"). A setting the premise states
     ("M=4") that the abstract writes only of other work is enough. None when P itself speaks of
     other work ("why does X beat existing methods?") or sets X against it ("why does X avoid
     gradient-based perturbations?")."""
     source = next((s for s in sources if s.named), None)
+    match = why_claim(question) or given(question, sources) or WHY_IS.search(question)
     asserted = ASSERTED.search(question)  # "EvA relies on gradients ...; how does it ..."
-    asserted = asserted if asserted and source and said_of(source, asserted["claim"]) else None
-    match = why_claim(question) or given(question, sources) or WHY_IS.search(question) or asserted
+    if not match and asserted and source and said_of(source, asserted["claim"]):
+        match = asserted
     claimed = match.group("claim") if match else ""
     compares = BEYOND.search(claimed) or THAN.search(claimed)  # "why is X faster than Y"
     if not match or not source or OTHER_WORK.search(claimed.lower()) or compares:
@@ -452,16 +464,9 @@ def sides(sentence: str) -> tuple[str, str]:
     return (sentence[: beyond.start()], sentence[beyond.end() :]) if beyond else (sentence, "")
 
 
-# A figure a question asserts ("by like 10%", "down to 2%", "3x faster"), and the clause it asserts
-# it in before it asks: "anacp beats joint training by like 10%, how does it manage that", "BIT
-# reportedly brings the WER down to 2%. What makes it so accurate?".
+# A figure a question asserts: "by like 10%", "down to 2%", "3x faster".
 FIGURE = re.compile(
     r"(?<![\w.])\d+(?:\.\d+)?\s*(?:%|percent\b|x\b|×|times\b|-fold\b)", re.IGNORECASE
-)
-ASSERTED = re.compile(
-    r"^(?P<claim>[^?]{12,}?)\s*(?:[.;:,]|\s-+)\s+(?:so\s+|then\s+|but\s+|and\s+)?"
-    r"(?:how|why|what|which|where|when|is|are|does|do|did|can)\b",
-    re.IGNORECASE,
 )
 # A figure the abstract states within ROUNDED of the asserted one counts as stated ("about 10%"
 # of 9.8%).
@@ -469,11 +474,11 @@ ROUNDED = 0.1
 
 
 def unstated_figure(question: str, sources: list[Source]) -> tuple[Source, str, str] | None:
-    """A figure the question takes for granted of a paper (`given`, `why_claim`, an assertion
-    before the question, or a "how does X ..." premise) that the paper's abstract (the one the
-    question names, else the first) never states: the paper, the figure as written, and the
-    abstract's sentence closest to the claim (the first of those stating a figure, if any).
-    A paper the question does not name must share two words with the claim to be read."""
+    """A figure the question takes for granted of a paper (in an assertion before the question,
+    `given`, `why_claim` or a "how does X ..." premise: the first found) that the paper's
+    abstract (the one the question names, else the first) never states: the paper, the figure as
+    written, and the abstract's sentence closest to the claim. A paper the question does not
+    name must share two words with the claim to be read."""
     source = next((s for s in sources if s.named), sources[0] if sources else None)
     match = (
         ASSERTED.search(question)
@@ -487,21 +492,25 @@ def unstated_figure(question: str, sources: list[Source]) -> tuple[Source, str, 
     if not source.named and len(claim & stems(f"{source.paper.title} {source.paper.abstract}")) < 2:
         return None  # "how does bit cut wer to 10%" is not about the "Cut Less" paper
     abstract = source.paper.abstract.replace("\\", "")  # "10\\%" is 10%
-    stated = {(value, unit) for value, unit in map(figure_of, FIGURE.finditer(abstract))}
-    bare = [float(n) for n in quantities(FIGURE.sub(" ", abstract))]  # "from 24.69 to 10.22"
+    stated = set(map(figure_of, FIGURE.finditer(abstract)))
+    unitless = [float(n) for n in quantities(FIGURE.sub(" ", abstract))]  # "from 24.69 to 10.22"
     for figure in FIGURE.finditer(match.group("claim")):
         value, unit = figure_of(figure)
-        close = [n for n, u in stated if u == unit] + bare  # 10x is not "1-10%"
-        if any(abs(value - n) <= ROUNDED * max(abs(value), 1e-9) for n in close):
+        comparable = [n for n, u in stated if u == unit] + unitless  # 10x is not "1-10%"
+        if any(abs(value - n) <= ROUNDED * max(abs(value), 1e-9) for n in comparable):
             continue
-        sentences = split_sentences(source.paper.abstract)
-        best = max(
-            sentences,
-            key=lambda s: (len(claim & stems(s)), bool(quantities(s))),
-            default="",
-        )
-        return source, figure.group().strip(), best
+        return source, figure.group().strip(), closest_sentence(source.paper.abstract, claim)
     return None
+
+
+def closest_sentence(abstract: str, claim: set[str]) -> str:
+    """The abstract's sentence sharing most words with the claim; on a tie, one stating a
+    number, then the first."""
+    return max(
+        split_sentences(abstract),
+        key=lambda s: (len(claim & stems(s)), bool(quantities(s))),
+        default="",
+    )
 
 
 def figure_of(found: re.Match) -> tuple[float, str]:
@@ -512,7 +521,7 @@ def figure_of(found: re.Match) -> tuple[float, str]:
     return value, "%" if unit in ("%", "percent") else "x"
 
 
-def figure_unstated(source: Source, figure: str, sentence: str, draft: Draft) -> Answer:
+def no_such_figure(source: Source, figure: str, sentence: str, draft: Draft) -> Answer:
     """The reply to a question taking for granted a figure its paper's abstract never states."""
     text = f"The abstract of '{source.paper.title}' does not state {figure}"
     text += f'; the closest it says: "{sentence}"' if sentence else "."

@@ -261,17 +261,22 @@ ENUMERATES = re.compile(r"\b(including|such as|e\.g\.)", re.IGNORECASE)
 
 
 def naming_sentence(paper) -> str:
-    """The abstract's sentence naming the most things (datasets, benchmarks, models: "FIRE is
-    evaluated on ... (CIFAR-10 with ResNet-18), ... (OpenWebText with GPT-0.1B) ..."), other
-    than the paper's own name; empty when none names two, or one it calls a dataset or
-    benchmark ("the infinite dSprites dataset"). Where no sentence on evaluation names any,
-    the sentence listing the most, two at least ("including RMSProp, Adam-mini, and Adalayer")."""
+    """The abstract's sentence on evaluation naming the most things (datasets, benchmarks,
+    models: "FIRE is evaluated on ... (CIFAR-10 with ResNet-18), ... (OpenWebText with GPT-0.1B)
+    ..."), other than the paper's own name, when it names two, or one it calls a dataset or
+    benchmark ("the infinite dSprites dataset"); else `listing_sentence`."""
     own = {title_name(paper.title)}
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     counted = [(len(set(names_in(s)) - own), s) for s in sentences if EVALUATED.search(s)]
     count, sentence = max(counted, key=lambda pair: pair[0], default=(0, ""))
     if count >= 2 or (count and DATA_NOUN.search(sentence)):
         return sentence
+    return listing_sentence(sentences, own)
+
+
+def listing_sentence(sentences: list[str], own: set) -> str:
+    """The sentence listing the most names (other than `own`) after "including", "such as" or
+    "e.g." ("including RMSProp, Adam-mini, and Adalayer"), two at least; empty when none does."""
     listed = [  # the names after "including": what it lists, not what it says of them
         (len(set(names_in(s[found.end() :])) - own), s)
         for s in sentences
@@ -413,15 +418,20 @@ ASPECT = re.compile(
 )
 
 
+# A sentence opening in the paper's own voice ("We formulate mask generation as optimal transport
+# problems") says what it does, whatever problem words it uses.
+OWN_VOICE = re.compile(r"\s*(?:we|our)\b", re.IGNORECASE)
+
+
 def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     """The abstract's sentence using most of the comparison's `aspect` words (the first of
     those, at least one) among what the paper brings (from where it first speaks of itself,
-    "We show that ...", or its contribution sentence on; no background unless in its own
-    voice), other than the sentences the answer already gives."""
+    "We show that ...", or its contribution sentence on; no sentence in problem words unless it
+    opens in its own voice: "We formulate ..."), other than the sentences the answer gives."""
     sentences = [s for s in split_sentences(paper.abstract) if not NO_CONTENT.search(s)]
     start = sentences.index(found.contribution) if found.contribution in sentences else 0
     start = next((i for i, s in enumerate(sentences[:start]) if SPEAKS.search(s)), start)
-    scored = [  # a sentence in problem words only where none without says as much
+    scored = [  # most aspect words; on a tie, one without problem words, then the earliest
         (len(aspect & stems(s)), not PROBLEM.search(s), -place, s)
         for place, s in enumerate(sentences[start:])
         if (not PROBLEM.search(s) or OWN_VOICE.match(s))  # "We formulate ... as OT problems"
@@ -430,10 +440,6 @@ def asked_sentence(paper, aspect: set[str], found: Roles) -> str:
     ]
     count, _, _, sentence = max(scored, default=(0, True, 0, ""))
     return sentence if count else ""
-
-
-# A sentence in the paper's own voice says what it does, whatever "problem" words it uses.
-OWN_VOICE = re.compile(r"\s*(?:we|our)\b", re.IGNORECASE)
 
 
 # The verb a "what does X introduce / propose / prove" question asks with.

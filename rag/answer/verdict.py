@@ -23,7 +23,7 @@ class Reason(StrEnum):
     JUDGE_FAILED = "judge_failed"
     NO_FIGURE = "no_figure"  # a figure is asked and no cited sentence states it
     UNKNOWN_NAMES = "unknown_names"  # the question names what no retrieved paper mentions
-    UNKNOWN_WORDS = "unknown_words"  # no word of the question is English or the corpus's
+    UNKNOWN_WORDS = "unknown_words"  # notice only: such a decline is counted as not_relevant
     NOT_STATED = "not_stated"  # the question's paper is clear; its abstract does not state it
     FALSE_PREMISE = "false_premise"  # an abstract denies what the question takes for granted
     K_CLAMPED = "k_clamped"

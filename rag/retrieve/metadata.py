@@ -84,7 +84,8 @@ def introduces(abstract: str, name: str) -> bool:
     return bool(
         re.search(
             rf"\({n}\)|\b(propose|introduce|present|call|dub|name|coin|term)\w*\b[^.]{{0,120}}\b{n}\b"
-            rf"|\b{n},? (a|an) (novel|new|simple|principled|general)\b|github\.com/[\w.-]+/{n}\b",
+            rf"|\b{n},? (a|an) (novel|new|simple|principled|general)\b"
+            rf"|github\.com/[\w.-]+/{n}\b",  # "github.com/RSLLES/SHOT": its code's repository
             abstract,
             re.IGNORECASE,
         )
