@@ -28,6 +28,11 @@ BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
 LEADING_MARKERS = re.compile(r"^((?:\[[^\]]{1,40}\]\s*)+)")
 
 
+def letter_words(text: str) -> list[str]:
+    """The text's runs of letters, lower case: "Asdfgh, qwerty?" is ["asdfgh", "qwerty"]."""
+    return re.findall(r"[a-z]+", text.lower())
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences in order; markers that open a sentence ("... end. [2] Next") go back to the
     sentence they follow."""

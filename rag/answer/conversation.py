@@ -10,7 +10,7 @@ from rag.answer.prompts import rewrite_messages
 from rag.answer.wording import spelled
 from rag.errors import RagError
 from rag.models import Message, normalize_text
-from rag.sentences import stems
+from rag.sentences import letter_words, stems
 
 MAX_REWRITE_TOKENS = 60
 
@@ -242,5 +242,5 @@ def next_page(question: str, history: list[Message], papers) -> Page | None:
 
 def asks_for_more(question: str) -> bool:
     """Whether the question only asks for more of what was listed ("show more", "the rest")."""
-    words = set(re.findall(r"[a-z]+", question.lower()))
+    words = set(letter_words(question))
     return bool(PAGE_WORDS.search(question)) and not words - PAGE_FRAME

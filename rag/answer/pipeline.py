@@ -3,7 +3,6 @@ then either list the relevant papers or generate (with a visible fallback), and 
 citation and its support before the answer is shown (`rag.answer.checking`)."""
 
 import logging
-import re
 import time
 from collections.abc import Iterator
 
@@ -72,16 +71,11 @@ from rag.history_limits import bounded_history
 from rag.llm import BACKENDS, LLMBackend, Prompt, load_backend
 from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
-from rag.sentences import stems
+from rag.sentences import letter_words, stems
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
 ASK_FOR_MORE = "(ask for more to see the next)"  # a list's count, when more papers match
-
-
-def words_of_text(text: str) -> list[str]:
-    """The text's lower-case letter runs: "Asdfgh, qwerty?" is ["asdfgh", "qwerty"]."""
-    return re.findall(r"[a-z]+", text.lower())
 
 
 def check_question(question: str) -> str:
@@ -336,17 +330,20 @@ class Answerer:
         if named and (again := asked_again(read, history, self.retriever.metadata.own_names)):
             asked = classify(again, named=named, tuning=self.tuning)  # its shape too
             return asked.model_copy(update={"question": question})
-        names_nothing = shape_of(question) in ("summary", "contribution") and not topic_of(question)
+        shape = shape_of(question)
+        names_nothing = (  # "give me the gist" after an answer: its paper
+            bool(history) and shape in ("summary", "contribution") and not topic_of(question)
+        )
         scope = scope_of_follow_up(
             question, history, self.retriever.catalog.papers(), names_nothing
-        )  # "give me the gist" after an answer: its paper
+        )
         own_paper = False  # "the hazan one" after a list without Hazan: a paper of its own
         # "the rl one", "the microscopy one vs the sparse mask one": read abstracts only then
         if scope and len(scope) > 1 and descriptions(question):
             earlier = self._with_abstracts(scope)
             own_paper = fits_none(question, earlier)
             scope = None if own_paper else by_description(question, earlier) or scope
-        if scope and named - scope and shape_of(question) == "comparison":
+        if scope and named - scope and shape == "comparison":
             scope |= named  # "how does it compare to SAFA-SNN": it, and SAFA-SNN
         elif scope and len(scope) == 1 and not named and (other := self._compared_to(read, scope)):
             scope |= {other}  # "how does it compare to the grokking paper": it, and that one
@@ -418,7 +415,7 @@ class Answerer:
     def _gibberish(self, question: str) -> bool:
         """Whether no word of the question is an English word, a word of the corpus or a typo
         of one ("asdfgh qwerty"): short as it is, it carries on no conversation."""
-        words = words_of_text(question)
+        words = letter_words(question)
         typos = self.relevance.lexicon.typos(stems(" ".join(words)))
         return bool(words) and not typos and not any(self._known_word(w) for w in words)
 
@@ -594,7 +591,7 @@ class Answerer:
         or its words when none is English, the corpus's or a typo of one ("asdfgh qwerty")."""
         conditions = ", ".join(f"'{part}'" for part in intent.conditions)
         if self._gibberish(intent.text):  # counted as not_relevant; UNKNOWN_WORDS is its notice
-            why = notice(Reason.UNKNOWN_WORDS, either(words_of_text(intent.text)))
+            why = notice(Reason.UNKNOWN_WORDS, either(letter_words(intent.text)))
             reason = Reason.NOT_RELEVANT
         elif conditions:
             why, reason = notice(Reason.LIST_CONDITIONS, conditions), Reason.LIST_CONDITIONS

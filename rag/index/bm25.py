@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rag.errors import StoreError
 from rag.models import Paper
-from rag.sentences import coined_names, folded, name_tokens, title_name
+from rag.sentences import coined_names, folded, letter_words, name_tokens, title_name
 
 MANIFEST, CHUNK_IDS, CATALOG, NAMES, ABBREVIATIONS = (
     "manifest.json",
@@ -142,7 +142,7 @@ def abbreviations(papers: list[Paper]) -> dict[str, str]:
 
 def spelled_in(text: str, words: str) -> bool:
     """Whether the text uses the words, hyphens or not ("physics-informed neural network")."""
-    return words in " ".join(re.findall(r"[a-z]+", text.lower()))
+    return words in " ".join(letter_words(text))
 
 
 def method_names(papers: list[Paper]) -> dict[str, list[str]]:
