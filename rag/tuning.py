@@ -180,6 +180,19 @@ class AnswerTuning(BaseModel):
         "flags 4 of 9 unanswerable questions it still answered and 1 of 181 answerable; 0.07 "
         "flags 6 and 6.",
     )
+    ignored_share: float = tuned(
+        0.15,
+        "A prose question no paper is accepted for by the decision is declined when the best "
+        "retrieved paper never uses words carrying this share of its meaning (1 - cosine of the "
+        "question with and without them) and the question without them is ignored_margin closer "
+        "to the paper. Dev set (3851, t71-x), prose questions answered: it declines 3 of the 8 "
+        "unanswerable ones answered (off-corpus topics sharing words) and 0 of 362 answerable "
+        "(0.10: also 0; 0.20: 2 of 8).",
+    )
+    ignored_margin: float = tuned(
+        0.05,
+        "See ignored_share. Dev set: 0.03 also declines 3 answerable questions, 0.0 four.",
+    )
     list_coverage_weight: float = tuned(
         0.3,
         "A list candidate's score is its best sentence's cosine plus this times the share of the "

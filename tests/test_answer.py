@@ -593,6 +593,31 @@ def test_the_extractive_answer_declines_papers_that_ignore_the_questions_key_wor
         assert [c.title[:23] for c in answer.citations] == ["Multimodal LLM-Assisted"]
 
 
+@pytest.mark.parametrize("backend", ["extractive", "model"])
+def test_a_topic_no_paper_treats_is_declined_though_the_closest_shares_words(
+    answerer_with, extractive, backend
+):
+    """SAQNN is on quantum neural networks, not on decoders for quantum error correction: the
+    decision accepts no paper and SAQNN never uses the words that carry the question, so
+    neither backend answers (the model is not asked). A question that describes a paper in
+    other words than its abstract's is still answered."""
+    model = Quoting("SAQNN", "Interactive")
+    answerer = extractive if backend == "extractive" else answerer_with(backend=model)
+    question = "Is there a paper on neural-network decoders for quantum error correction?"
+    _, answer = run(answerer, question)
+    assert answer.abstained and answer.reason == "ignored_word" and not answer.citations
+    assert any("'SAQNN" in n and "'correction'" in n for n in answer.notices)
+    assert backend == "extractive" or not model.prompts
+    described = (
+        "I'm looking for an imitation learning method that combines a fixed pool of expert "
+        "demonstrations with interactive queries"
+    )
+    _, answer = run(answerer, described)
+    assert not answer.abstained and title_names(answer) == {
+        "Interactive and Hybrid Imitation Learning"
+    }
+
+
 class Quoting(FakeBackend):
     """A model that answers with the first sentence of each source whose title starts with one
     of `names`, cited to it: true, supported, and maybe not what was asked."""

@@ -235,6 +235,26 @@ def test_a_typo_of_a_word_the_paper_uses_is_no_ignored_key_word():
     )
 
 
+def test_words_a_paper_never_uses_that_carry_the_question_are_its_ignored_topic():
+    """Together they carry `ignored_share` of the question and the question without them is
+    `ignored_margin` closer to the paper: all of them, or none."""
+    from rag.answer.checks.key_word import ignored_words
+
+    embedder, tuning = WordsEmbedder(), AnswerTuning()
+    off = "graph neural networks for protein folding"
+    assert ignored_words(off, GRAPHS, embedder, tuning) == ["protein", "folding"]
+    one = {"graph", "neural", "network", "protein"}  # "protein" alone carries too little
+    assert ignored_words(off, GRAPHS, embedder, tuning, one) == []
+    assert (
+        ignored_words("adversarial attacks on graph neural networks", GRAPHS, embedder, tuning)
+        == []
+    )
+    strict = tuning.model_copy(update={"ignored_share": 0.9})
+    assert ignored_words(off, GRAPHS, embedder, strict) == []
+    far = tuning.model_copy(update={"ignored_margin": 0.9})
+    assert ignored_words(off, GRAPHS, embedder, far) == []
+
+
 def test_without_a_model_a_which_paper_answer_must_meet_the_last_condition():
     question = classify("Which paper attacks graph neural networks on protein molecules?")
     sentences = [claim("It attacks graph neural networks.", 1)]

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from rag.answer.about import about_paper, asked_paper, either, unstated_by_all
 from rag.answer.checking import Checker
 from rag.answer.checks import Tools
+from rag.answer.checks.key_word import ignored_words
 from rag.answer.context import focus, select
 from rag.answer.conversation import (
     Page,
@@ -238,6 +239,11 @@ class Answerer:
             yield from self._complete_list(intent, draft, filters, mode, page)
         elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
+        elif words := self._ignored(intent, sources):  # "... for quantum error correction"
+            *rest, last = [f"'{word}'" for word in words]
+            said = f"{', '.join(rest)} or {last}" if rest else last
+            why = f"The closest paper, '{sources[0].paper.title}', never uses {said}."
+            yield from shown(self._abstain(draft, sources, Reason.IGNORED_WORD, why=why))
         elif denial := contradicted(intent.text, about := self._about(intent, sources)) or (
             reversed_premise(intent.text, about, self._read)
         ):
@@ -707,6 +713,27 @@ class Answerer:
             rates = self.relevance.rate(intent, sources) if rates is None else rates
             return max(rates) < self.relevance.decision.threshold
         return True
+
+    def _ignored(self, intent: Intent, sources: list[Source]) -> list[str]:
+        """The words the best source never uses that carry a prose question (`ignored_words`),
+        when the decision accepts no source: a topic no paper treats, though the best one
+        shares its other words. Not for lists, summaries, comparisons, follow-ups on chosen
+        papers, or questions naming a paper."""
+        if (
+            intent.scoped
+            or intent.is_list
+            or intent.summary
+            or intent.shape == "comparison"
+            or any(source.named for source in sources)
+        ):
+            return []
+        lexicon = self.relevance.lexicon
+        words = ignored_words(
+            intent.text, sources[0], self.embedder, self.tuning, intent.topic, lexicon
+        )
+        if words and max(self.relevance.rate(intent, sources)) < self.relevance.decision.threshold:
+            return words
+        return []
 
     def _rewriter(self) -> LLMBackend | None:
         """The LLM used to rewrite follow-ups, when the configured backend is one that works."""

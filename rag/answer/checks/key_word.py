@@ -19,6 +19,26 @@ from rag.sentences import evidence_sentences, metadata_sentence, stems
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 
 
+def missing_words(question: str, source: Source, names: str = "", topic=None, lexicon=None):
+    """The question's words whose stem the source's text never uses: not words of `names`
+    (other papers' titles and authors), nor words outside the question's `topic` stems when
+    given ("Compare", "anything"), nor a typo whose corpus word (the `lexicon`'s) the text
+    uses ("lerning")."""
+    used = stems(" ".join([names, *evidence_sentences(source.paper)]))
+    return [
+        word
+        for word in dict.fromkeys(WORD.findall(question))
+        if (own := stems(word))
+        and not set(spelled_out(list(own))) <= used  # "nets": "networks"
+        and not (lexicon and set(lexicon.typos(own).values()) & used)
+        and (topic is None or own <= topic)
+    ]
+
+
+def without(question: str, words: list[str]) -> str:
+    return re.sub(rf"\b(?:{'|'.join(map(re.escape, words))})\b", " ", question)
+
+
 def ignored_word(
     question: str,
     source: Source,
@@ -28,30 +48,41 @@ def ignored_word(
     topic=None,
     lexicon=None,
 ) -> str | None:
-    """The question's key word that the source's text never uses and its closest sentence does
-    not answer, or None. Words of `names` (other papers' titles and authors) are not key words,
-    nor words outside the question's `topic` stems when given ("Compare", "anything"), nor a
-    typo whose corpus word (the `lexicon`'s) the text uses ("lerning")."""
-    texts = evidence_sentences(source.paper)
-    used = stems(" ".join([names, *texts]))
-    missing = [
-        word
-        for word in dict.fromkeys(WORD.findall(question))
-        if (own := stems(word))
-        and not set(spelled_out(list(own))) <= used  # "nets": "networks"
-        and not (lexicon and set(lexicon.typos(own).values()) & used)
-        and (topic is None or own <= topic)
-    ]
+    """The question's key word that the source's text never uses (`missing_words`) and its
+    closest sentence does not answer, or None."""
+    missing = missing_words(question, source, names, topic, lexicon)
     if not missing:
         return None
-    variants = [re.sub(rf"\b{re.escape(word)}\b", " ", question) for word in missing]
+    texts = evidence_sentences(source.paper)
+    variants = [without(question, [word]) for word in missing]
     vectors = np.asarray(embedder.embed([question, *variants, *texts]))
-    asked, without = vectors[0], vectors[1 : len(missing) + 1]
+    asked, fewer = vectors[0], vectors[1 : len(missing) + 1]
     sentences = vectors[len(missing) + 1 :]
-    weights = 1.0 - without @ asked
-    closer = (without @ sentences.T).max(axis=1) >= (sentences @ asked).max()
+    weights = 1.0 - fewer @ asked
+    closer = (fewer @ sentences.T).max(axis=1) >= (sentences @ asked).max()
     ranked = sorted(zip(weights, closer, missing), key=lambda item: -item[0])
     return next((word for w, ok, word in ranked if ok and w >= weight), None)
+
+
+def ignored_words(
+    question: str, source: Source, embedder, tuning, topic=None, lexicon=None
+) -> list[str]:
+    """The words the source never uses when together they carry `ignored_share` of the
+    question's meaning (1 - cosine of the question with and without them) and the question
+    without them is `ignored_margin` closer to the source's closest sentence: a topic it does
+    not treat, though it shares the rest ("neural-network decoders for quantum error
+    correction" of a paper on quantum neural networks); else none."""
+    missing = missing_words(question, source, topic=topic, lexicon=lexicon)
+    if not missing:
+        return []
+    texts = evidence_sentences(source.paper)
+    asked, fewer, *sentences = np.asarray(
+        embedder.embed([question, without(question, missing), *texts])
+    )
+    sentences = np.asarray(sentences)
+    share = 1.0 - float(fewer @ asked)
+    margin = float((sentences @ fewer).max() - (sentences @ asked).max())
+    return missing if share >= tuning.ignored_share and margin >= tuning.ignored_margin else []
 
 
 class KeyWord(Check):
