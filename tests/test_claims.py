@@ -389,6 +389,9 @@ def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
     assert not refers_back("what is the difference between FIRE and AnaCP")
     assert refers_back("tldr of that one") and refers_back("summarize how that approach works")
     assert not refers_back("what approach does FIRE take")
+    assert refers_back("hows that different from the relu regression w/ queries paper")
+    assert refers_back("How does the method work?") and refers_back("limits of the approach?")
+    assert not refers_back("which paper has the method that beats Adam")
     assert shape_of("How do the Jiang et al. paper and the SepNN paper each deal with X?") == (
         "comparison"
     )
