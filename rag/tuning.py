@@ -63,8 +63,10 @@ class AnswerTuning(BaseModel):
         "calibrated",
         "What decides whether the corpus answers and which papers a list holds. 'calibrated': "
         "the rules below (min_relevance, list_*) or the probability fitted on generated "
-        "questions (rag/answer/decision.json), whichever accepts; lists consider list_depth "
-        "papers. 'rules': the rules alone, on the top k.",
+        "questions (rag/answer/decision.json), whichever accepts, except that a prose question "
+        "the decision accepts no paper for is declined when the closest paper ignores its topic "
+        "(ignored_share); lists consider list_depth papers. 'rules': the rules alone, on the top "
+        "k.",
     )
     list_depth: int = tuned(
         50,

@@ -392,6 +392,8 @@ def test_the_x_one_is_the_paper_of_the_earlier_answer_its_words_describe():
     assert refers_back("hows that different from the relu regression w/ queries paper")
     assert refers_back("How does the method work?") and refers_back("limits of the approach?")
     assert not refers_back("which paper has the method that beats Adam")
+    assert refers_back("ok and how does the algorithm work")
+    assert not refers_back("Which paper uses RL to train the model?")
     assert shape_of("How do the Jiang et al. paper and the SepNN paper each deal with X?") == (
         "comparison"
     )

@@ -121,9 +121,9 @@ REFERS_BACK = re.compile(
     r"|\b(?:that|this) (?:one|approach|method|work|model|framework|algorithm|study|idea)\b"
     # ^ "how does that approach work", "tldr of that one"
     r"|\b(?:does|did|would) (?:that|this) (?:compare|stack|differ)\b"  # "how does that compare"
-    r"|\b(?:is|was|are|how'?s|how’s) (?:that|this) (?:one )?(?:different|similar|related|better|"
+    r"|\b(?:is|was|are|how['’]?s) (?:that|this) (?:one )?(?:different|similar|related|better|"
     r"worse|faster|slower|like|unlike)\b"  # "how is that different from ...", "hows that ..."
-    r"|\bthe (?:method|approach|model|framework|algorithm|idea|technique)(?: (?:works?|does|do))?"
+    r"|\bthe (?:method|approach|framework|algorithm|idea|technique)(?: (?:works?|does|do))?"
     r"\s*[?.!]*\s*$"  # "how does the method work?", "what are the limits of the approach?"
     r"|\b(?:than|to|from|with|vs\.?|versus) (?:that|this)(?: one)?\s*[?.!]*\s*$"  # "... compare to that?"
     rf"|{DESCRIBED_ONE}",

@@ -239,11 +239,8 @@ class Answerer:
             yield from self._complete_list(intent, draft, filters, mode, page)
         elif not sources or (not intent.scoped and self._irrelevant(intent, sources)):
             yield from shown(self._abstain(draft, sources, Reason.NOT_RELEVANT))
-        elif words := self._ignored(intent, sources):  # "... for quantum error correction"
-            *rest, last = [f"'{word}'" for word in words]
-            said = f"{', '.join(rest)} or {last}" if rest else last
-            why = f"The closest paper, '{sources[0].paper.title}', never uses {said}."
-            yield from shown(self._abstain(draft, sources, Reason.IGNORED_WORD, why=why))
+        elif answer := self._off_topic(intent, sources, draft):  # "quantum error correction"
+            yield from shown(answer)
         elif denial := contradicted(intent.text, about := self._about(intent, sources)) or (
             reversed_premise(intent.text, about, self._read)
         ):
@@ -714,26 +711,37 @@ class Answerer:
             return max(rates) < self.relevance.decision.threshold
         return True
 
-    def _ignored(self, intent: Intent, sources: list[Source]) -> list[str]:
-        """The words the best source never uses that carry a prose question (`ignored_words`),
-        when the decision accepts no source: a topic no paper treats, though the best one
-        shares its other words. Not for lists, summaries, comparisons, follow-ups on chosen
-        papers, or questions naming a paper."""
+    def _off_topic(self, intent: Intent, sources: list[Source], draft: Draft) -> Answer | None:
+        """The decline of a prose question on a topic no paper treats, though the closest one
+        shares its other words: it passed the relevance gate by the rules (answerability) while
+        the calibrated decision accepts no source, and the closest source never uses words that
+        carry it (`ignored_words`). None for lists, summaries, comparisons, follow-ups on chosen
+        papers, questions naming a paper, and under the 'rules' decision."""
         if (
-            intent.scoped
+            self.tuning.decision != "calibrated"
+            or intent.scoped
             or intent.is_list
             or intent.summary
             or intent.shape == "comparison"
             or any(source.named for source in sources)
-        ):
-            return []
-        lexicon = self.relevance.lexicon
+            or self.retriever.answerability(intent.query, sources) < self.tuning.min_relevance
+        ):  # the last: _irrelevant let it through because the decision accepts a source
+            return None
         words = ignored_words(
-            intent.text, sources[0], self.embedder, self.tuning, intent.topic, lexicon
+            intent.text,
+            sources[0],
+            self.embedder,
+            self.tuning,
+            intent.topic,
+            self.relevance.lexicon,
         )
-        if words and max(self.relevance.rate(intent, sources)) < self.relevance.decision.threshold:
-            return words
-        return []
+        if (
+            not words
+            or max(self.relevance.rate(intent, sources)) >= self.relevance.decision.threshold
+        ):
+            return None
+        why = f"The closest paper, '{sources[0].paper.title}', never uses {either(words)}."
+        return self._abstain(draft, sources, Reason.IGNORED_WORD, why=why)
 
     def _rewriter(self) -> LLMBackend | None:
         """The LLM used to rewrite follow-ups, when the configured backend is one that works."""

@@ -4,14 +4,16 @@ that carries `key_word_weight` of the question's meaning (1 - cosine of the ques
 without it), and whose removal brings the question no further from the paper's closest sentence.
 A paper the question names is kept, with a note. Not checked: lists of several papers, summaries,
 "which of those" follow-ups; words of the named papers' metadata are no key words, nor, in a
-comparison, words another compared paper uses ("the microscopy one")."""
+comparison, words another compared paper uses ("the microscopy one").
+`ignored_words` is the same reading for a group of words, before any answer: a prose question
+whose carrying words the closest paper never uses is declined (Answerer._off_topic)."""
 
 import re
 
 import numpy as np
 
 from rag.answer.checks import Check, Review
-from rag.answer.decision import spelled_out
+from rag.answer.decision import best_cosine, spelled_out
 from rag.answer.verdict import Reason
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stems
@@ -19,12 +21,14 @@ from rag.sentences import evidence_sentences, metadata_sentence, stems
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 
 
-def missing_words(question: str, source: Source, names: str = "", topic=None, lexicon=None):
-    """The question's words whose stem the source's text never uses: not words of `names`
-    (other papers' titles and authors), nor words outside the question's `topic` stems when
-    given ("Compare", "anything"), nor a typo whose corpus word (the `lexicon`'s) the text
-    uses ("lerning")."""
-    used = stems(" ".join([names, *evidence_sentences(source.paper)]))
+def missing_words(
+    question: str, texts: list[str], names: str = "", topic=None, lexicon=None
+) -> list[str]:
+    """The question's words whose stem the paper's `texts` (its evidence sentences) never use:
+    not words of `names` (other papers' titles and authors), nor words outside the question's
+    `topic` stems when given ("Compare", "anything"), nor a typo whose corpus word (the
+    `lexicon`'s) the texts use ("lerning")."""
+    used = stems(" ".join([names, *texts]))
     return [
         word
         for word in dict.fromkeys(WORD.findall(question))
@@ -35,7 +39,8 @@ def missing_words(question: str, source: Source, names: str = "", topic=None, le
     ]
 
 
-def without(question: str, words: list[str]) -> str:
+def without_words(question: str, words: list[str]) -> str:
+    """The question with each of `words` blanked out, as whole words."""
     return re.sub(rf"\b(?:{'|'.join(map(re.escape, words))})\b", " ", question)
 
 
@@ -50,11 +55,11 @@ def ignored_word(
 ) -> str | None:
     """The question's key word that the source's text never uses (`missing_words`) and its
     closest sentence does not answer, or None."""
-    missing = missing_words(question, source, names, topic, lexicon)
+    texts = evidence_sentences(source.paper)
+    missing = missing_words(question, texts, names, topic, lexicon)
     if not missing:
         return None
-    texts = evidence_sentences(source.paper)
-    variants = [without(question, [word]) for word in missing]
+    variants = [without_words(question, [word]) for word in missing]
     vectors = np.asarray(embedder.embed([question, *variants, *texts]))
     asked, fewer = vectors[0], vectors[1 : len(missing) + 1]
     sentences = vectors[len(missing) + 1 :]
@@ -68,20 +73,20 @@ def ignored_words(
     question: str, source: Source, embedder, tuning, topic=None, lexicon=None
 ) -> list[str]:
     """The words the source never uses when together they carry `ignored_share` of the
-    question's meaning (1 - cosine of the question with and without them) and the question
-    without them is `ignored_margin` closer to the source's closest sentence: a topic it does
-    not treat, though it shares the rest ("neural-network decoders for quantum error
-    correction" of a paper on quantum neural networks); else none."""
-    missing = missing_words(question, source, topic=topic, lexicon=lexicon)
+    question's meaning (1 - cosine of the question with and without them) and the source's
+    closest sentence to the question without them is `ignored_margin` closer than its closest
+    to the question: a topic it does not treat, though it shares the rest ("neural-network
+    decoders for quantum error correction" of a paper on quantum neural networks); else none."""
+    texts = evidence_sentences(source.paper)
+    missing = missing_words(question, texts, topic=topic, lexicon=lexicon)
     if not missing:
         return []
-    texts = evidence_sentences(source.paper)
     asked, fewer, *sentences = np.asarray(
-        embedder.embed([question, without(question, missing), *texts])
+        embedder.embed([question, without_words(question, missing), *texts])
     )
     sentences = np.asarray(sentences)
     share = 1.0 - float(fewer @ asked)
-    margin = float((sentences @ fewer).max() - (sentences @ asked).max())
+    margin = best_cosine(sentences, fewer) - best_cosine(sentences, asked)
     return missing if share >= tuning.ignored_share and margin >= tuning.ignored_margin else []
 
 
