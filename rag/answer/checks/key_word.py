@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from rag.answer.checks import Check, Review
-from rag.answer.decision import best_cosine, spelled_out
+from rag.answer.decision import spelled_out
 from rag.answer.verdict import Reason
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stems
@@ -44,6 +44,16 @@ def without_words(question: str, words: list[str]) -> str:
     return re.sub(rf"\b(?:{'|'.join(map(re.escape, words))})\b", " ", question)
 
 
+def meaning_shift(question: str, variants: list[str], texts: list[str], embedder):
+    """Per variant of the question (some words blanked out), the share of its meaning they carry
+    (1 - cosine of the question with and without them) and how much closer the paper's closest
+    sentence (of `texts`) is to the variant than to the question."""
+    vectors = np.asarray(embedder.embed([question, *variants, *texts]))
+    asked, fewer = vectors[0], vectors[1 : len(variants) + 1]
+    sentences = vectors[len(variants) + 1 :]
+    return 1.0 - fewer @ asked, (fewer @ sentences.T).max(axis=1) - (sentences @ asked).max()
+
+
 def ignored_word(
     question: str,
     source: Source,
@@ -60,12 +70,8 @@ def ignored_word(
     if not missing:
         return None
     variants = [without_words(question, [word]) for word in missing]
-    vectors = np.asarray(embedder.embed([question, *variants, *texts]))
-    asked, fewer = vectors[0], vectors[1 : len(missing) + 1]
-    sentences = vectors[len(missing) + 1 :]
-    weights = 1.0 - fewer @ asked
-    closer = (fewer @ sentences.T).max(axis=1) >= (sentences @ asked).max()
-    ranked = sorted(zip(weights, closer, missing), key=lambda item: -item[0])
+    weights, margins = meaning_shift(question, variants, texts, embedder)
+    ranked = sorted(zip(weights, margins >= 0, missing), key=lambda item: -item[0])
     return next((word for w, ok, word in ranked if ok and w >= weight), None)
 
 
@@ -73,20 +79,17 @@ def ignored_words(
     question: str, source: Source, embedder, tuning, topic=None, lexicon=None
 ) -> list[str]:
     """The words the source never uses when together they carry `ignored_share` of the
-    question's meaning (1 - cosine of the question with and without them) and the source's
-    closest sentence to the question without them is `ignored_margin` closer than its closest
-    to the question: a topic it does not treat, though it shares the rest ("neural-network
-    decoders for quantum error correction" of a paper on quantum neural networks); else none."""
+    question's meaning and the source's closest sentence is `ignored_margin` closer to the
+    question without them than to the question (`meaning_shift`): a topic it does not treat,
+    though it shares the rest ("neural-network decoders for quantum error correction" of a paper
+    on quantum neural networks); else none."""
     texts = evidence_sentences(source.paper)
     missing = missing_words(question, texts, topic=topic, lexicon=lexicon)
     if not missing:
         return []
-    asked, fewer, *sentences = np.asarray(
-        embedder.embed([question, without_words(question, missing), *texts])
+    (share,), (margin,) = meaning_shift(
+        question, [without_words(question, missing)], texts, embedder
     )
-    sentences = np.asarray(sentences)
-    share = 1.0 - float(fewer @ asked)
-    margin = best_cosine(sentences, fewer) - best_cosine(sentences, asked)
     return missing if share >= tuning.ignored_share and margin >= tuning.ignored_margin else []
 
 
