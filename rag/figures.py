@@ -20,6 +20,9 @@ NUMBER_WORDS = (
     "eleven",
     "twelve",
 )
+# Figures in words other than counts: "half the population", "halves the memory", "twice as
+# fast" (not "twice-differentiable", a name).
+FIGURE_WORDS = {"half": "0.5", "halves": "0.5", "halved": "0.5", "twice": "2"}
 MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
 
 
@@ -28,11 +31,18 @@ ENUMERATION = re.compile(r"(?<![\w(])\(\d{1,2}\)|(?<![\w.(])\d{1,2}\)(?=\s)")
 
 
 def in_digits(text: str) -> str:
-    """The text with number words as digits ("three" is "3") and list numbering removed."""
+    """The text with number words as digits ("three" is "3", "half" is "0.5") and list
+    numbering removed."""
+    text = re.sub(
+        r"\b(" + "|".join(FIGURE_WORDS) + r")\b(?!-)",
+        lambda m: FIGURE_WORDS[m.group(1).lower()],
+        ENUMERATION.sub(" ", text),
+        flags=re.IGNORECASE,
+    )
     return re.sub(
         r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
         lambda m: str(NUMBER_WORDS.index(m.group(1).lower()) + 2),
-        ENUMERATION.sub(" ", text),
+        text,
         flags=re.IGNORECASE,
     )
 

@@ -251,6 +251,8 @@ def test_numbers_are_compared_as_numbers():
     assert quantities("one shared latent code") == set()
     assert quantities("(1) a memory, (2) a gate and 3) a loss in O(1) time") == {"1"}
     assert quantities("It has (i) three heads") == {"3"}
+    assert quantities("half the population, twice as fast") == {"0.5", "2"}
+    assert quantities("a twice-differentiable function") == set()
 
 
 @pytest.mark.parametrize(
@@ -387,6 +389,7 @@ def test_a_figure_answers_how_many_only_next_to_what_is_counted():
     assert answers_figure(sentence, {"dataset"}) and answers_figure(sentence, set())
     assert not answers_figure(sentence, {"particip"})
     assert not answers_figure("SPICED adapts to new subjects.", set())
+    assert answers_figure("It finds all cases with only half the population tested.", {"popul"})
 
 
 def test_a_figure_answers_what_measure_only_in_a_sentence_naming_the_measure():
