@@ -1118,7 +1118,8 @@ def test_a_list_question_on_a_new_topic_after_a_list_stands_alone(answerer_with)
         Message(role="assistant", content=answer.text),
     ]
     assert (
-        answerer._intent("federated learning papers", history).text == "federated learning papers"
+        answerer.reader.intent("federated learning papers", history).text
+        == "federated learning papers"
     )
     _, answer = run(answerer, "federated learning papers", history=history)
     assert (

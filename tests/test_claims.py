@@ -10,10 +10,11 @@ from rag.answer.checks.names import StatedNames
 from rag.answer.citations import parse_sentence
 from rag.answer.conversation import by_description, fits_none, scope_of_follow_up
 from rag.answer.draft import Draft
-from rag.answer.intent import Kind, carries_on, classify, refers_back, shape_of
+from rag.answer.intent import Kind, carries_on, classify, refers_back
 from rag.answer.naming import names_in, ungrounded, unstated_by_cited
 from rag.answer.prompts import without_prompt_format
 from rag.answer.roles import composed, naming_sentence, naming_sentences, roles, shaped_papers
+from rag.answer.shapes import shape_of
 from rag.answer.verdict import Reason
 from rag.evaluate import ungrounded_names
 from rag.models import Message
@@ -143,7 +144,7 @@ def test_the_shape_an_answer_is_asked_for(question, shape):
     ],
 )
 def test_a_comparison_describes_its_two_papers_apart(question, parts):
-    from rag.answer.intent import compared_parts
+    from rag.answer.shapes import compared_parts
 
     assert compared_parts(question) == parts
 
@@ -665,7 +666,7 @@ def test_search_heading_a_compound_is_a_topic_and_searching_for_papers_is_not():
 
 
 def test_a_comparison_of_a_described_group_says_how_many_it_compares():
-    from rag.answer.intent import compared_group
+    from rag.answer.shapes import compared_group
 
     assert compared_group("How do the two quantum papers in this collection differ?") == 2
     assert compared_group("compare the pruning papers") == 3

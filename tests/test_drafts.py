@@ -358,7 +358,7 @@ def test_how_long_the_answer_should_be_is_no_topic():
 
 
 def test_a_colon_ends_what_a_comparison_names():
-    from rag.answer.intent import compared_parts
+    from rag.answer.shapes import compared_parts
 
     question = "Compare the two neural collapse papers: what does each one investigate and find?"
     assert compared_parts(question) == []

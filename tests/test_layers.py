@@ -91,7 +91,7 @@ def cycles() -> list[str]:
 
 
 def test_the_graph_sees_lazy_and_from_package_imports():
-    assert "rag.llm.extractive" in GRAPH["rag.answer.pipeline"]  # inside Answerer._answer
+    assert "rag.llm.extractive" in GRAPH["rag.answer.writing"]  # inside Writer._extractive
     assert "rag.answer.citations" in GRAPH["rag.answer.checking"]  # from rag.answer import ...
 
 

@@ -10,17 +10,11 @@ import re
 from rag.answer import citations as cite
 from rag.answer.decision import SPELLED
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import (
-    DETAIL_PHRASES,
-    FRAME,
-    KINDS,
-    Intent,
-    joined_compounds,
-    states_detail,
-)
+from rag.answer.intent import DETAIL_PHRASES, FRAME, Intent, joined_compounds, states_detail
 from rag.answer.lines import closest_sentences
 from rag.answer.naming import Known, names_in
 from rag.answer.premises import DENIES, OTHERS_NAMED, SET_AGAINST, led_by_others, settings
+from rag.answer.shapes import KINDS
 from rag.answer.verdict import Reason
 from rag.models import Answer, AnswerSentence, Source
 from rag.sentences import metadata_sentence, split_sentences, stems

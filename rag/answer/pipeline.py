@@ -1,8 +1,8 @@
-"""Ask and summarize: classify the question (`rag.answer.intent`), retrieve, gate on relevance,
-then either list the relevant papers or generate (with a visible fallback), and check every
-citation and its support before the answer is shown (`rag.answer.checking`)."""
+"""Ask and summarize: read the question in its conversation (`rag.answer.reading`), retrieve,
+gate on relevance, then decline, list the relevant papers, compose from the abstracts' sentences,
+or write in prose (`rag.answer.writing`, with a visible fallback); every citation and its support
+is checked before the answer is shown (`rag.answer.checking`)."""
 
-import logging
 import time
 from collections.abc import Iterator
 
@@ -13,37 +13,10 @@ from rag.answer.checks.key_word import ignored_words
 from rag.answer.context import focus, select
 from rag.answer.conversation import (
     Page,
-    asked_again,
-    by_description,
-    compared_to,
-    descriptions,
-    fits_none,
-    next_page,
-    scope_of_follow_up,
-    standalone_question,
-    without_interjection,
 )
 from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
-from rag.answer.extract import best_sentences
-from rag.answer.intent import (
-    GROUP,
-    PAPER_WORD,
-    VERSUS,
-    Intent,
-    about_itself,
-    asks_for_papers_on,
-    asks_what_it_does,
-    carries_on,
-    classify,
-    compared_group,
-    compared_parts,
-    continues,
-    in_english,
-    joined_compounds,
-    shape_of,
-    topic_of,
-)
+from rag.answer.intent import Intent, classify, in_english
 from rag.answer.language import ENGLISH_ONLY
 from rag.answer.listing import (
     accepted_papers,
@@ -52,7 +25,6 @@ from rag.answer.listing import (
     list_answer,
     relevant_papers,
 )
-from rag.answer.naming import names_in
 from rag.answer.premises import (
     contradicted,
     denied,
@@ -62,19 +34,20 @@ from rag.answer.premises import (
     unstated_figure,
 )
 from rag.answer.prompts import answer_messages, judge_messages, summary_messages
+from rag.answer.reading import Reader
 from rag.answer.roles import composed, shaped_papers
+from rag.answer.shapes import GROUP, PAPER_WORD, VERSUS, compared_group, compared_parts, shape_of
 from rag.answer.support import unknown_names
 from rag.answer.verdict import Reason, notice
-from rag.answer.wording import framed_right, latin
+from rag.answer.writing import Writer
 from rag.config import Settings
 from rag.errors import RagError
 from rag.history_limits import bounded_history
 from rag.llm import BACKENDS, LLMBackend, Prompt, load_backend
 from rag.models import Answer, Message, Source
 from rag.retrieve import Filters, Retriever
-from rag.sentences import letter_words, stems
+from rag.sentences import letter_words
 
-log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
 ASK_FOR_MORE = "(ask for more to see the next)"  # a list's count, when more papers match
 
@@ -132,6 +105,8 @@ class Answerer:
             lambda: self.relevance.lexicon,
         )
         self.checker = Checker(tools)
+        self.writer = Writer(settings, self.embedder, self.checker, self.backend, self.has_model)
+        self.reader = Reader(self.retriever, self.relevance, settings, self._rewriter)
 
     def backend(self) -> LLMBackend:
         """The configured backend, built on first use (so a broken one can fall back)."""
@@ -173,7 +148,7 @@ class Answerer:
             draft = self._draft(classify(question, tuning=self.tuning), started)
             yield from shown(abstention(draft, [], Reason.NOT_ENGLISH, text=ENGLISH_ONLY))
             return
-        intent, page = self._paged_intent(question, history)
+        intent, page = self.reader.paged(question, history)
         intent = self._one_paper_versus(intent, mode)
         draft = self._draft(intent, started)
         k = self._k(k, intent, draft)
@@ -242,10 +217,10 @@ class Answerer:
         elif answer := self._off_topic(intent, sources, draft):  # "quantum error correction"
             yield from shown(answer)
         elif denial := contradicted(intent.text, about := self._about(intent, sources)) or (
-            reversed_premise(intent.text, about, self._read)
+            reversed_premise(intent.text, about, self.reader.spelled_stems)
         ):
             yield from shown(denied(*denial, draft))  # "why does X conclude that <not so>?"
-        elif other := said_of_others(intent.text, about, self._read):
+        elif other := said_of_others(intent.text, about, self.reader.spelled_stems):
             yield from shown(denied(*other, draft, "it says that of other work"))
         elif figure := unstated_figure(intent.text, about):  # "X beats Y by 10%, how ..."
             yield from shown(no_such_figure(*figure, draft))
@@ -268,7 +243,7 @@ class Answerer:
         elif answer := unstated_by_all(intent, sources, draft):
             yield from shown(answer)  # "what learning rate does it use" after a list
         else:
-            sources, read = self._read_first(intent, select(sources, self.tuning))
+            sources, read = self.writer.read_first(intent, select(sources, self.tuning))
             passages = focus(read, intent.text, self.embedder, self.settings.source_words)
             prompt = Prompt(
                 messages=answer_messages(intent.text, passages, self.tuning.source_words),
@@ -276,21 +251,7 @@ class Answerer:
                 question=intent.text,
                 max_tokens=self.settings.max_answer_tokens,
             )
-            yield from self._answer(prompt, draft, intent)
-
-    def _read_first(
-        self, intent: Intent, sources: list[Source]
-    ) -> tuple[list[Source], list[Source]]:
-        """The sources with those the model reads first, and those it reads: a model reads only
-        the papers the extractive answer would cite (all when it would cite none). Prompt length
-        is latency (~40 prompt tokens a second on 2 AVX2 cores), and on the fresh l+o sets the
-        model's answers cited exactly the extractive answer's papers in 46 of 47."""
-        if not self.has_model():
-            return sources, sources
-        picks = best_sentences(intent.text, sources, intent, self.embedder, self.tuning)
-        cited = {number - 1 for number, _ in picks}
-        read = [source for n, source in enumerate(sources) if n in cited] or sources
-        return read + [source for source in sources if source not in read], read
+            yield from self.writer.answer(prompt, draft, intent)
 
     def summarize(self, target: str, k: int | None = None) -> Iterator[str | Answer]:
         """A cited summary of one paper (when `target` is its title) or of a topic."""
@@ -311,132 +272,7 @@ class Answerer:
             question=target,
             max_tokens=self.settings.max_answer_tokens,
         )
-        yield from self._answer(prompt, draft, classify(target, tuning=self.tuning))
-
-    def _paged_intent(self, question: str, history: list[Message]) -> tuple[Intent, Page | None]:
-        """The question classified and, when it asks for more of a list ("show more", "the
-        rest"), that list question's intent (as this question's standalone form) and page."""
-        page = next_page(question, history, self.retriever.catalog.papers())
-        listed = page and self._intent(page.question, page.history)
-        if not listed or not listed.is_list:
-            return self._intent(question, history), None
-        return listed.model_copy(update={"question": question}), page
-
-    def _intent(self, question: str, history: list[Message]) -> Intent:
-        """The question classified, after a follow-up is made standalone: "which of those ..."
-        keeps the question as asked within the papers named before; a question naming its
-        subject ("How does FIRE keep its plasticity?") stands alone."""
-        question = without_interjection(question)  # "ok how does it work": a follow-up
-        question = about_itself(question)  # "the HTI paper - what is it about": not a follow-up
-        read = framed_right(latin(question), self._known_word)  # "Πnet", "papres"
-        named = set(self.retriever.mentioned(read))
-        if named and (again := asked_again(read, history, self.retriever.metadata.own_names)):
-            asked = classify(again, named=named, tuning=self.tuning)  # its shape too
-            return asked.model_copy(update={"question": question})
-        shape = shape_of(question)
-        names_nothing = (  # "give me the gist" after an answer: its paper
-            bool(history) and shape in ("summary", "contribution") and not topic_of(question)
-        )
-        scope = scope_of_follow_up(
-            question, history, self.retriever.catalog.papers(), names_nothing
-        )
-        own_paper = False  # "the hazan one" after a list without Hazan: a paper of its own
-        # "the rl one", "the microscopy one vs the sparse mask one": read abstracts only then
-        if scope and len(scope) > 1 and descriptions(question):
-            earlier = self._with_abstracts(scope)
-            own_paper = fits_none(question, earlier)
-            scope = None if own_paper else by_description(question, earlier) or scope
-        if scope and named - scope and shape == "comparison":
-            scope |= named  # "how does it compare to SAFA-SNN": it, and SAFA-SNN
-        elif scope and len(scope) == 1 and not named and (other := self._compared_to(read, scope)):
-            scope |= {other}  # "how does it compare to the grokking paper": it, and that one
-        scope = scope if scope and not named - scope else None
-        described = self._new_group(question, scope)
-        scope = None if described else scope
-        # "pinns" after another answer: an abbreviation the corpus defines is a topic of its own;
-        # so is "federated learning papers" after a list of continual learning papers
-        topic = not continues(question, 0) and (
-            self.relevance.spelled(question) != question or asks_for_papers_on(question)
-        )
-        if (
-            scope
-            or own_paper
-            or described
-            or topic
-            or (named and not carries_on(question))
-            or (history and self._gibberish(read))  # difflib's typo search: only when it matters
-        ):
-            standalone = read
-        else:
-            standalone = standalone_question(
-                read, history, self._rewriter(), self.tuning.follow_up_words
-            )
-        intent = classify(question, standalone, named, scope, tuning=self.tuning)
-        if not intent.shape and not scope and len(named) == 1:
-            (paper_id,) = named
-            if asks_what_it_does(intent, self._own_words(paper_id, read)):
-                return intent.model_copy(update={"shape": "contribution"})
-        return intent
-
-    def _own_words(self, paper_id: str, question: str) -> set[str]:
-        """The stems of the paper's title and authors, and of the question's names that name
-        it alone ("ARADMM"; not "CIFAR-100")."""
-        paper = self.retriever.source_for(paper_id).paper
-        names = [n for n in names_in(question) if self.retriever.mentioned(n) == [paper_id]]
-        own = " ".join([paper.title, *paper.authors, *names])
-        return stems(own) | joined_compounds(own)  # "outcome-based" as "outcomebased" too
-
-    def _compared_to(self, question: str, scope: set[str]) -> str | None:
-        """The paper a follow-up comparison describes after its verb ("how does it compare to
-        the gauss-newton / grokking paper"): the first of the description's two best matches
-        that is not the paper before, when the corpus answers the description
-        (`min_relevance`)."""
-        described = compared_to(question)
-        if not described:
-            return None
-        found = self.retriever.search(
-            self.relevance.spelled(described), 2, self.settings.retrieval_mode
-        )
-        if self.retriever.answerability(described, found) < self.tuning.min_relevance:
-            return None
-        return next((s.paper.paper_id for s in found if s.paper.paper_id not in scope), None)
-
-    def _with_abstracts(self, ids: set[str]) -> list:
-        """The papers, their abstracts filled in (the catalog keeps metadata only)."""
-        abstracts = self.retriever.store.abstracts(sorted(ids))
-        return [
-            self.retriever.catalog.get(pid).model_copy(update={"abstract": abstracts.get(pid, "")})
-            for pid in sorted(ids)
-        ]
-
-    def _known_word(self, word: str) -> bool:
-        """Whether the word is English (the embedder's tokenizer has it) or the corpus uses it
-        ("compress" is no typo of "compare")."""
-        lexicon = self.relevance.lexicon
-        return lexicon.is_word(word) or any(lexicon.frequencies(stems(word)).values())
-
-    def _gibberish(self, question: str) -> bool:
-        """Whether no word of the question is an English word, a word of the corpus or a typo
-        of one ("asdfgh qwerty"): short as it is, it carries on no conversation."""
-        words = letter_words(question)
-        typos = self.relevance.lexicon.typos(stems(" ".join(words)))
-        return bool(words) and not typos and not any(self._known_word(w) for w in words)
-
-    def _read(self, text: str) -> set[str]:
-        """The text's stems, with the corpus's abbreviations also read as their words."""
-        return stems(self.relevance.spelled(text))
-
-    def _new_group(self, question: str, scope: set[str] | None) -> bool:
-        """Whether the question describes a group the conversation's papers are not ("the two
-        quantum papers" after an answer about FIRE, or about two PINN papers): fewer of them
-        than it counts, or some that never use its topic words."""
-        group, topic = compared_group(question), topic_of(question)
-        if not group or not topic:
-            return False
-        if not scope or len(scope) < group:
-            return True
-        abstracts = self.retriever.store.abstracts(list(scope))
-        return any(not topic <= stems(abstract) for abstract in abstracts.values())
+        yield from self.writer.answer(prompt, draft, classify(target, tuning=self.tuning))
 
     def _draft(self, intent: Intent, started: float | None = None) -> Draft:
         model = self.has_model()
@@ -593,7 +429,9 @@ class Answerer:
         """A list question no paper answers: declined, naming its conditions when it sets some,
         or its words when none is English, the corpus's or a typo of one ("asdfgh qwerty")."""
         conditions = ", ".join(f"'{part}'" for part in intent.conditions)
-        if self._gibberish(intent.text):  # counted as not_relevant; UNKNOWN_WORDS is its notice
+        if self.reader.gibberish(
+            intent.text
+        ):  # counted as not_relevant; UNKNOWN_WORDS is its notice
             why = notice(Reason.UNKNOWN_WORDS, either(letter_words(intent.text)))
             reason = Reason.NOT_RELEVANT
         elif conditions:
@@ -629,71 +467,6 @@ class Answerer:
                 count += "" if before + cited >= listed else f" {ASK_FOR_MORE}"
             answer.notices.append(f"{count}.")
         yield answer
-
-    def _answer(self, prompt: Prompt, draft: Draft, facets: Intent) -> Iterator[str | Answer]:
-        """Stream the backend's draft (the extractive answer when it fails, saying so), then
-        check it. `facets` is what the extracted sentences are chosen for."""
-        pieces, draft = [], draft.model_copy(deep=True)
-        try:
-            backend = self.backend()
-            if not backend.is_llm:
-                prompt = self._extracted(prompt, facets)
-            for piece in backend.stream(prompt):
-                draft.ttft_s = draft.ttft_s if draft.ttft_s is not None else draft.elapsed()
-                pieces.append(piece)
-                yield piece
-        except Exception as error:  # noqa: BLE001 - any backend failure falls back, visibly
-            pieces = [self._fallback(error, prompt, draft, facets)]
-            yield f"\n\n[{draft.notices[-1]}]\n\n"
-            yield pieces[0]
-        answer = self.check("".join(pieces), prompt.sources, draft)
-        if answer.reason == Reason.NO_SUPPORT and draft.writer_is_model:
-            answer = self._extracted_instead(prompt, draft, facets) or answer
-        yield answer
-
-    def _extracted_instead(self, prompt: Prompt, draft: Draft, facets: Intent) -> Answer | None:
-        """The abstracts' own sentences, checked, when the model's draft had no supported
-        sentence (a small model's paraphrase the checks cannot tie to its abstract), saying so:
-        only of the papers the question names or refers back to (whose answer the question is
-        sure to be about); None when they do not answer either, or would cite another."""
-        scope = draft.intent.scope or set()
-        asked = {s.paper.paper_id for s in prompt.sources if s.named or s.paper.paper_id in scope}
-        if not asked:
-            return None
-        draft = draft.model_copy(deep=True)
-        raw = self._extractive(prompt, draft, facets, Reason.EXTRACTED, notice(Reason.EXTRACTED))
-        answer = self.check(raw, prompt.sources, draft)
-        cited = {citation.paper_id for citation in answer.citations}
-        return None if answer.abstained or not cited <= asked else answer
-
-    def _fallback(self, error: Exception, prompt: Prompt, draft: Draft, facets: Intent) -> str:
-        """The extractive answer instead of a failed backend's, with a notice saying so."""
-        reason = str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
-        failed = (
-            f"The {draft.backend} backend failed: {reason.rstrip('.')}. "
-            "Showing the extractive answer (no LLM) instead."
-        )
-        log.warning(failed)
-        return self._extractive(
-            prompt, draft, facets, Reason.BACKEND_FAILED, notice(Reason.BACKEND_FAILED, failed)
-        )
-
-    def _extractive(
-        self, prompt: Prompt, draft: Draft, facets: Intent, reason: Reason, said: str
-    ) -> str:
-        """The extractive answer's text, the `draft` marked as falling back to it (why, and
-        the notice that says so)."""
-        from rag.llm.extractive import ExtractiveBackend
-
-        draft.reasons.append(reason)
-        draft.notices.append(said)
-        draft.fallback_from, draft.backend = draft.backend, "extractive"
-        draft.writer_is_model = draft.can_judge = False
-        return ExtractiveBackend(self.settings).complete(self._extracted(prompt, facets))
-
-    def _extracted(self, prompt: Prompt, facets: Intent) -> Prompt:
-        picks = best_sentences(prompt.question, prompt.sources, facets, self.embedder, self.tuning)
-        return prompt.model_copy(update={"extracted": picks})
 
     def check(self, raw: str, sources: list[Source], draft: Draft) -> Answer:
         """Turn raw model text into a checked Answer (see `rag.answer.checking`)."""

@@ -13,9 +13,10 @@ from pydantic import BaseModel
 from rag.answer import citations as cite
 from rag.answer.about import KIND_ASKED, either, unnamed, unstated
 from rag.answer.draft import Draft, abstention
-from rag.answer.intent import RESULT_ASK, SECOND_PART
+from rag.answer.intent import SECOND_PART
 from rag.answer.naming import names_in
 from rag.answer.premises import of_others
+from rag.answer.shapes import RESULT_ASK
 from rag.answer.verdict import Reason
 from rag.figures import MATH, math_key
 from rag.models import Answer, AnswerSentence, Source
