@@ -250,6 +250,18 @@ GENERIC = set(
         "got",
         "getting",
         "while",
+        # what a contraction leaves of its verb ("isn't" reads as "isn" and "t")
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "doesn",
+        "didn",
+        "hasn",
+        "haven",
+        "shouldn",
+        "wouldn",
+        "couldn",
     ]
 )
 

@@ -620,6 +620,39 @@ def test_a_topic_no_paper_treats_is_declined_though_the_closest_shares_words(
     }
 
 
+def test_a_list_on_a_topic_no_paper_treats_is_declined_though_the_closest_shares_words(
+    extractive,
+):
+    """Asked as a list, the same topic: the decision accepts no candidate, and the rules' pick
+    (SAQNN) never uses the words that carry it. A list the decision answers is not touched."""
+    _, answer = run(
+        extractive, "Are there papers on neural-network decoders for quantum error correction?"
+    )
+    assert answer.abstained and answer.reason == "ignored_word" and not answer.citations
+    _, answer = run(extractive, "any papers on quantum neural networks?")
+    assert not answer.abstained and "SAQNN" in " ".join(title_names(answer))
+
+
+def test_chat_shorthand_and_contractions_typed_without_apostrophes_are_read():
+    """ "ppl" is people, "theres" is "there's" (no topic word "there"), "isnt" no topic "isn"."""
+    from rag.answer.intent import topic_of
+    from rag.answer.wording import framed_right
+    from rag.sentences import stems
+
+    assert framed_right("theres a paper on testing ppl right?", lambda w: True).startswith(
+        "there's a paper"
+    )
+    assert topic_of(framed_right("where the objective isnt smooth", lambda w: True)) == {
+        "object",
+        "smooth",
+    }
+    assert "mani" not in topic_of("how many ppl do they need to test")
+    assert stems("It isn't smooth") == {"smooth"}
+    from rag.answer.decision import SPELLED
+
+    assert SPELLED["ppl"] == ["peopl"]
+
+
 class Quoting(FakeBackend):
     """A model that answers with the first sentence of each source whose title starts with one
     of `names`, cited to it: true, supported, and maybe not what was asked."""

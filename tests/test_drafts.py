@@ -566,7 +566,7 @@ def test_a_list_of_one_paper_is_shown_only_if_the_model_says_it_answers(
     seed_index, retriever, verdict
 ):
     """A list that names a single paper is an answer to "which paper": it is judged too."""
-    question = "Which papers build adversarial attacks for large language models?"
+    question = "Which papers study attacks on machine learning models?"
     fake = Judged(verdict)
     answer = list(Answerer(seed_index, retriever=retriever, backend=fake).ask(question))[-1]
     assert fake.prompts == []  # the list itself is written without the model
@@ -584,7 +584,7 @@ def test_a_list_of_one_with_a_broken_model_is_shown_saying_it_was_not_checked(
         def stream(self, prompt):
             raise RagError("the model server is down")
 
-    question = "Which papers build adversarial attacks for large language models?"
+    question = "Which papers study attacks on machine learning models?"
     answerer = Answerer(seed_index, retriever=retriever, backend=Broken())
     answer = list(answerer.ask(question))[-1]
     assert not answer.abstained and len(answer.citations) == 1

@@ -151,7 +151,7 @@ between tldr wrote written author explicit anywher specif actual realli mainli p
 exact abt make algorithm algo techniqu analyz tri attempt reli take run experi prove obtain
 establish deriv provid form type core part style way like evalu report result one dataset
 variant main primari bound guarante consid address tackl touch handl etc either neither too
-have each distinguish common gist""".split()
+have each distinguish common gist mani much""".split()
 )
 
 

@@ -377,6 +377,9 @@ class Answerer:
                 s.paper.paper_id for s, p in zip(top, rates) if p < self.tuning.list_rules_floor
             }
             ruled = relevant_papers(top, intent, self.embedder, self.tuning)
+            if ruled and not picks and (answer := self._off_topic(intent, top, draft, True)):
+                yield from shown(answer)  # "any papers on quantum error correction?"
+                return
             picks += [pick for pick in ruled if pick[0].paper.paper_id not in known]
         if not picks:
             yield from self._no_list(intent, sources, draft)
@@ -484,16 +487,20 @@ class Answerer:
             return max(rates) < self.relevance.decision.threshold
         return True
 
-    def _off_topic(self, intent: Intent, sources: list[Source], draft: Draft) -> Answer | None:
+    def _off_topic(
+        self, intent: Intent, sources: list[Source], draft: Draft, listed: bool = False
+    ) -> Answer | None:
         """The decline of a prose question on a topic no paper treats, though the closest one
         shares its other words: it passed the relevance gate by the rules (answerability) while
         the calibrated decision accepts no source, and the closest source never uses words that
-        carry it (`ignored_words`). None for lists, summaries, comparisons, follow-ups on chosen
-        papers, questions naming a paper, and under the 'rules' decision."""
+        carry it (`ignored_words`); a list too, when `listed` (only the rules would list papers:
+        "any papers on quantum error correction?"). None for other lists, summaries,
+        comparisons, follow-ups on chosen papers, questions naming a paper, and under the
+        'rules' decision."""
         if (
             self.tuning.decision != "calibrated"
             or intent.scoped
-            or intent.is_list
+            or (intent.is_list and not listed)
             or intent.summary
             or intent.shape == "comparison"
             or any(source.named for source in sources)

@@ -59,6 +59,15 @@ ABBREVIATIONS = {
     "rlhf": "reinforcement learning from human feedback",
     "pca": "principal component analysis",
     "svm": "support vector machine",
+    # chat shorthand (not "sim" or "approx": LaTeX's \\sim and \\approx in abstracts)
+    "ppl": "people",
+    "sims": "simulations",
+    "perf": "performance",
+    "param": "parameter",
+    "params": "parameters",
+    "hyperparams": "hyperparameters",
+    "expts": "experiments",
+    "info": "information",
 }
 
 # Abbreviations of two letters, which stemming drops as too short: spelled out before the
@@ -84,14 +93,25 @@ FRAME_WORDS = (
 )
 
 
+# Contractions typed without their apostrophe, which read as content words ("theres" is no
+# "there", "whats" no "what"); not "it's", whose "its" is a word.
+CONTRACTIONS = {
+    word.replace("'", ""): word
+    for word in """there's what's how's that's who's where's here's doesn't don't didn't isn't
+aren't wasn't weren't can't won't haven't hasn't i'm i've you're they're""".split()
+}
+
+
 def framed_right(text: str, is_word) -> str:
     """The text with each misspelt framing word (one `is_word` does not know, close to one of
-    FRAME_WORDS) written right."""
+    FRAME_WORDS) written right, and each contraction with its apostrophe."""
 
     # cutoff 0.8: difflib's ratio of one swap or dropped letter in a framing word ("papres" 0.83,
     # "summry" 0.92), checked by hand on such typos; English and corpus words are never changed.
     def right(match: re.Match) -> str:
         word = match.group()
+        if word.lower() in CONTRACTIONS:
+            return CONTRACTIONS[word.lower()]
         close = difflib.get_close_matches(word.lower(), FRAME_WORDS, n=1, cutoff=0.8)
         if not close or word.lower() in FRAME_WORDS or len(word) < 4 or is_word(word.lower()):
             return word
