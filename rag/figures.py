@@ -20,9 +20,10 @@ NUMBER_WORDS = (
     "eleven",
     "twelve",
 )
-# Figures in words other than counts: "half the population", "halves the memory", "twice as
-# fast" (not "twice-differentiable", a name).
-FIGURE_WORDS = {"half": "0.5", "halves": "0.5", "halved": "0.5", "twice": "2"}
+# Figures in words other than counts, which answer "how much" ("half the population", "halves
+# the memory", "twice as fast"; not "twice-differentiable", a name). Only where a figure is asked
+# for: a model's "halves the memory" of an abstract's "50%" is no unknown number.
+WORDED_FIGURES = {"half": "0.5", "halves": "0.5", "halved": "0.5", "twice": "2"}
 MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
 
 
@@ -30,15 +31,17 @@ MATH = re.compile(r"\$[^$]+\$|\\\(.+?\\\)")
 ENUMERATION = re.compile(r"(?<![\w(])\(\d{1,2}\)|(?<![\w.(])\d{1,2}\)(?=\s)")
 
 
-def in_digits(text: str) -> str:
-    """The text with number words as digits ("three" is "3", "half" is "0.5") and list
-    numbering removed."""
-    text = re.sub(
-        r"\b(" + "|".join(FIGURE_WORDS) + r")\b(?!-)",
-        lambda m: FIGURE_WORDS[m.group(1).lower()],
-        ENUMERATION.sub(" ", text),
-        flags=re.IGNORECASE,
-    )
+def in_digits(text: str, worded: bool = False) -> str:
+    """The text with number words as digits ("three" is "3"; "half" is "0.5" when `worded`)
+    and list numbering removed."""
+    text = ENUMERATION.sub(" ", text)
+    if worded:
+        text = re.sub(
+            r"\b(" + "|".join(WORDED_FIGURES) + r")\b(?!-)",
+            lambda m: WORDED_FIGURES[m.group(1).lower()],
+            text,
+            flags=re.IGNORECASE,
+        )
     return re.sub(
         r"\b(" + "|".join(NUMBER_WORDS) + r")\b",
         lambda m: str(NUMBER_WORDS.index(m.group(1).lower()) + 2),
@@ -47,10 +50,10 @@ def in_digits(text: str) -> str:
     )
 
 
-def quantities(text: str) -> set[str]:
+def quantities(text: str, worded: bool = False) -> set[str]:
     """The numbers a text states, digits or words ("three" is "3", "1,000" is "1000"; "one" is
     too often not a number to count; "(1)" numbering a list item is not a number)."""
-    return {number_key(number) for number in NUMBER.findall(in_digits(text))}
+    return {number_key(number) for number in NUMBER.findall(in_digits(text, worded))}
 
 
 def number_key(number: str) -> str:
@@ -64,11 +67,11 @@ def number_key(number: str) -> str:
 CONTEXT_CHARS, CONTEXT_WORDS = 40, 2
 
 
-def figure_context(sentence: str, unknown: list[str], title: str) -> set[str]:
+def figure_context(sentence: str, unknown: list[str], title: str, worded: bool = False) -> set[str]:
     """The content words next to the sentence's unknown figures: what they measure ("learning
     rate" in "a learning rate of 0.1", "iteration complexity" in "an iteration complexity of
     $O(n^2)$"), not the paper's name ("SAFA-SNN is 0.1")."""
-    text, named = in_digits(sentence), stems(title)
+    text, named = in_digits(sentence, worded), stems(title)
     spans = [m.span() for m in NUMBER.finditer(text) if number_key(m.group()) in unknown]
     spans += [m.span() for m in MATH.finditer(text) if m.group() in unknown]
     context: set[str] = set()
@@ -86,9 +89,9 @@ def math_key(formula: str) -> str:
     return re.sub(r"\\[a-zA-Z]+|[{}\s$]|\\[()]", "", formula)
 
 
-def states_figures(text: str) -> bool:
+def states_figures(text: str, worded: bool = False) -> bool:
     """Whether the text gives a number or a formula (not just a symbol such as "$\\sigma$")."""
-    return bool(quantities(text)) or any(len(math_key(f)) > 3 for f in MATH.findall(text))
+    return bool(quantities(text, worded)) or any(len(math_key(f)) > 3 for f in MATH.findall(text))
 
 
 # "How many runs ...?", "On average, by how much ...?", "What speedup ...?", "X, and how many
@@ -172,15 +175,17 @@ def of_scope(sentence: str, scope: set[str], title: str = "") -> bool:
 
 
 def figure_words(text: str, title: str = "") -> set[str]:
-    """What the text's figures measure: the content words next to each of them."""
-    return figure_context(text, sorted(quantities(text)) + MATH.findall(text), title)
+    """What the text's figures (worded ones too: "half the population") measure: the content
+    words next to each of them."""
+    figures = sorted(quantities(text, worded=True)) + MATH.findall(text)
+    return figure_context(text, figures, title, worded=True)
 
 
 def answers_figure(text: str, counted: set[str], title: str = "") -> bool:
     """Whether the text states a figure, next to a word of what is `counted` when that is
     given ("three EEG datasets" does not say how many participants), or, for a named measure,
     in a sentence that names it."""
-    if not states_figures(text):
+    if not states_figures(text, worded=True):
         return False
     if not counted:  # any figure answers "How much faster ...?"
         return True

@@ -251,6 +251,8 @@ GENERIC = set(
         "getting",
         "while",
         # what a contraction leaves of its verb ("isn't" reads as "isn" and "t")
+        "don",
+        "won",
         "isn",
         "aren",
         "wasn",

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from rag.answer.intent import DEFAULT, closed_up, joined_compounds, links_code, pairs_of
-from rag.answer.wording import ABBREVIATIONS
+from rag.answer.wording import ABBREVIATIONS, SHORTHAND
 from rag.models import Source
 from rag.sentences import evidence_sentences, metadata_sentence, stem_list, stems
 from rag.tuning import AnswerTuning
@@ -49,6 +49,10 @@ SIGNS = {
 }
 # Each abbreviation's stem, and the stems of its words ("gnns" -> graph neural network).
 SPELLED = {short: stem_list(words) for key, words in ABBREVIATIONS.items() for short in stems(key)}
+# Chat shorthand's stem and its words' stems ("ppl" -> people), read in questions only.
+SHORTHAND_SPELLED = {
+    short: stem_list(words) for key, words in SHORTHAND.items() for short in stems(key)
+}
 
 
 def spelled_out(words: list[str]) -> list[str]:
@@ -93,7 +97,8 @@ class Lexicon:
         self.min_length, self.similarity = tuning.typo_min_length, tuning.typo_similarity
         self.vocabulary = sorted(w for w in vocabulary if len(w) >= self.min_length)
         self.is_word = is_word
-        self.spelled = {**(defined or {}), **SPELLED}  # the corpus's abbreviations, then ours
+        # chat shorthand, then the corpus's abbreviations, then ours
+        self.spelled = {**SHORTHAND_SPELLED, **(defined or {}), **SPELLED}
 
     def corrected(self, words: set[str], defined: bool = True) -> set[str]:
         """The words, each abbreviation replaced by its words (ABBREVIATIONS and, when

@@ -1,7 +1,7 @@
 """What a question asks, decided once, before anything is retrieved: its kind (a list of papers,
 a figure, a summary, a follow-up ...), the papers it names, the conditions a listed paper must
 meet, the papers a follow-up refers back to. Every other module reads the `Intent`; none parses
-the question again. All the question's regular expressions live here and, for the shape
+the question again. The classification's regular expressions live here and, for the shape
 of answer it asks for, in `rag.answer.shapes`."""
 
 import itertools

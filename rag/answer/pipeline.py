@@ -11,9 +11,7 @@ from rag.answer.checking import Checker
 from rag.answer.checks import Tools
 from rag.answer.checks.key_word import ignored_words
 from rag.answer.context import focus, select
-from rag.answer.conversation import (
-    Page,
-)
+from rag.answer.conversation import Page
 from rag.answer.decision import Relevance
 from rag.answer.draft import Draft, abstention
 from rag.answer.intent import Intent, classify, in_english
@@ -363,8 +361,10 @@ class Answerer:
     def _complete_list(self, intent: Intent, draft: Draft, filters, mode, page: Page | None):
         """A "which papers" answer listing every paper the decision accepts among the
         candidates (`_candidates`), and those the rules accept among the top k (unless the
-        decision gives them under `list_rules_floor`), saying how many
-        there are; `list_shown` at a time, the next ones when the question asks for more."""
+        decision gives them under `list_rules_floor`), saying how many there are;
+        `list_shown` at a time, the next ones when the question asks for more. Declined when
+        only the rules would list papers and the closest never uses the words carrying the
+        question (`_off_topic`)."""
         sources, accepted, rates = self._candidates(intent, filters, mode)
         deepest = len(sources) >= self.tuning.list_max_depth
         cut = deepest and not deep_enough(accepted, len(sources))  # more may lie beyond
@@ -432,9 +432,8 @@ class Answerer:
         """A list question no paper answers: declined, naming its conditions when it sets some,
         or its words when none is English, the corpus's or a typo of one ("asdfgh qwerty")."""
         conditions = ", ".join(f"'{part}'" for part in intent.conditions)
-        if self.reader.gibberish(
-            intent.text
-        ):  # counted as not_relevant; UNKNOWN_WORDS is its notice
+        # gibberish is counted as not_relevant; UNKNOWN_WORDS is its notice
+        if self.reader.gibberish(intent.text):
             why = notice(Reason.UNKNOWN_WORDS, either(letter_words(intent.text)))
             reason = Reason.NOT_RELEVANT
         elif conditions:

