@@ -250,22 +250,14 @@ GENERIC = set(
         "got",
         "getting",
         "while",
-        # what a contraction leaves of its verb ("isn't" reads as "isn" and "t")
-        "don",
-        "won",
-        "isn",
-        "aren",
-        "wasn",
-        "weren",
-        "doesn",
-        "didn",
-        "hasn",
-        "haven",
-        "shouldn",
-        "wouldn",
-        "couldn",
     ]
 )
+# Contractions as written; a question may drop the apostrophe (rag.answer.wording reads "theres"
+# as "there's"). What one leaves of its verb is no content word: "isn't" reads as "isn" and "t".
+CONTRACTIONS = """there's what's how's that's who's where's here's doesn't don't didn't isn't
+aren't wasn't weren't can't won't haven't hasn't shouldn't wouldn't couldn't i'm i've you're
+they're""".split()
+GENERIC |= {word.split("'")[0] for word in CONTRACTIONS if word.endswith("n't")}
 
 
 def stems(text: str) -> set[str]:

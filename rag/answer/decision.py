@@ -47,12 +47,16 @@ SIGNS = {
     "named": 1,
     "lead": 1,
 }
+
+
+def stemmed_table(table: dict[str, str]) -> dict[str, list[str]]:
+    """Each short form's stem, with its words' stems."""
+    return {short: stem_list(words) for key, words in table.items() for short in stems(key)}
+
+
 # Each abbreviation's stem, and the stems of its words ("gnns" -> graph neural network).
-SPELLED = {short: stem_list(words) for key, words in ABBREVIATIONS.items() for short in stems(key)}
-# Chat shorthand's stem and its words' stems ("ppl" -> people), read in questions only.
-SHORTHAND_SPELLED = {
-    short: stem_list(words) for key, words in SHORTHAND.items() for short in stems(key)
-}
+SPELLED = stemmed_table(ABBREVIATIONS)
+SHORTHAND_SPELLED = stemmed_table(SHORTHAND)  # chat shorthand ("ppl" -> people): questions only
 
 
 def spelled_out(words: list[str]) -> list[str]:
@@ -287,6 +291,14 @@ class Relevance:
                 ),
             )
             self._lexicon_of = index  # last: a concurrent chat never reads it half-read
+
+    def matches(self, description: str, n: int, mode: str) -> list[Source]:
+        """The description's `n` best matches (its abbreviations spelled out), none when the
+        corpus does not answer it (answerability under `min_relevance`): "the grokking paper",
+        "model folding" in "model folding vs transposable N:M masks"."""
+        found = self.retriever.search(self.spelled(description), n, mode)
+        answered = self.retriever.answerability(description, found) >= self.tuning.min_relevance
+        return found if answered else []
 
     def spelled(self, question: str) -> str:
         """The question with each abbreviation the corpus defines followed by its words

@@ -327,10 +327,8 @@ class Answerer:
         0.67-0.92, "quantum error correction" (no such paper) 0.42."""
         papers: list[Source] = []
         for part in compared_parts(intent.text):
-            found = self.retriever.search(
-                self.relevance.spelled(part), 3, self.settings.retrieval_mode
-            )
-            if self.retriever.answerability(part, found) < self.tuning.min_relevance:
+            found = self.relevance.matches(part, 3, self.settings.retrieval_mode)
+            if not found:
                 return []
             papers.append(found[0])
         ids = {source.paper.paper_id for source in papers}

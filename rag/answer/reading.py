@@ -123,11 +123,7 @@ class Reader:
         described = compared_to(question)
         if not described:
             return None
-        found = self.retriever.search(
-            self.relevance.spelled(described), 2, self.settings.retrieval_mode
-        )
-        if self.retriever.answerability(described, found) < self.tuning.min_relevance:
-            return None
+        found = self.relevance.matches(described, 2, self.settings.retrieval_mode)
         return next((s.paper.paper_id for s in found if s.paper.paper_id not in scope), None)
 
     def _with_abstracts(self, ids: set[str]) -> list:

@@ -6,6 +6,8 @@ import difflib
 import re
 import unicodedata
 
+from rag.sentences import CONTRACTIONS
+
 # How people abbreviate what abstracts spell out: a question's abbreviation is read as its words,
 # and a paper that uses an abbreviation uses its words too (abstracts spell most out once).
 # Not "ml" or "dl": in a corpus of machine learning papers they name no topic ("quantum ml").
@@ -101,14 +103,8 @@ FRAME_WORDS = (
 
 
 # Contractions typed without their apostrophe, which read as content words ("theres" is no
-# "there", "whats" no "what"); not "it's", whose "its" is a word. What their verbs leave
-# ("isn" of "isn't") is no content word either (rag.sentences.GENERIC).
-CONTRACTIONS = {
-    word.replace("'", ""): word
-    for word in """there's what's how's that's who's where's here's doesn't don't didn't isn't
-aren't wasn't weren't can't won't haven't hasn't shouldn't wouldn't couldn't i'm i've you're
-they're""".split()
-}
+# "there", "whats" no "what"); not "it's", whose "its" is a word.
+TYPED_CONTRACTIONS = {word.replace("'", ""): word for word in CONTRACTIONS}
 
 
 def framed_right(text: str, is_word) -> str:
@@ -120,8 +116,8 @@ def framed_right(text: str, is_word) -> str:
     # but for the contractions ("cant" is "can't").
     def right(match: re.Match) -> str:
         word = match.group()
-        if word.lower() in CONTRACTIONS:
-            return CONTRACTIONS[word.lower()]
+        if word.lower() in TYPED_CONTRACTIONS:
+            return TYPED_CONTRACTIONS[word.lower()]
         close = difflib.get_close_matches(word.lower(), FRAME_WORDS, n=1, cutoff=0.8)
         if not close or word.lower() in FRAME_WORDS or len(word) < 4 or is_word(word.lower()):
             return word
